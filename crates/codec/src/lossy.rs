@@ -1,0 +1,97 @@
+//! Lossy decoding: U+FFFD substitution of maximal subparts.
+//!
+//! Unicode (chapter 3, "U+FFFD Substitution of Maximal Subparts") replaces each maximal subpart
+//! of an ill-formed sequence with one U+FFFD. That is what `String::from_utf8_lossy`, the WHATWG
+//! Encoding Standard and Python's `errors="replace"` do, and the output here is byte-identical to
+//! `String::from_utf8_lossy` for every input. The grouping differs from the diagnosis on purpose:
+//! `C0 AE` is one overlong malformation but two maximal subparts, hence two U+FFFD.
+
+use std::borrow::Cow;
+
+/// The replacement character U+FFFD.
+pub const REPLACEMENT: char = '\u{FFFD}';
+
+/// Converts `bytes` to text, replacing each maximal subpart of an ill-formed sequence with
+/// U+FFFD. Valid input is borrowed, not copied.
+pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + bytes.len() / 8 + 3);
+            push_lossy(bytes, &mut out);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Appends the lossy decoding of `bytes` to `out`; returns how many U+FFFD were written.
+pub fn push_lossy(bytes: &[u8], out: &mut String) -> usize {
+    let mut rest = bytes;
+    let mut replaced = 0;
+    loop {
+        match simdutf8::compat::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                return replaced;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                // `valid` was just validated; re-checking it with the SIMD validator costs a
+                // fraction of a cycle per byte and keeps this module free of `unsafe`.
+                if let Ok(text) = simdutf8::basic::from_utf8(valid) {
+                    out.push_str(text);
+                }
+                out.push(REPLACEMENT);
+                replaced += 1;
+                match e.error_len() {
+                    Some(n) => rest = &after[n..],
+                    None => return replaced,
+                }
+            }
+        }
+    }
+}
+
+/// The length of the maximal subpart at the start of `bytes` when it is not a valid character:
+/// `Some(1..=3)`, or `None` if `bytes` starts with a valid character or is empty. A truncated
+/// sequence at the end of `bytes` gives its whole length.
+pub fn maximal_subpart_len(bytes: &[u8]) -> Option<usize> {
+    let head = &bytes[..bytes.len().min(4)];
+    match simdutf8::compat::from_utf8(head) {
+        Ok(_) => None,
+        Err(e) if e.valid_up_to() > 0 => None,
+        Err(e) => Some(e.error_len().unwrap_or(head.len())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{maximal_subpart_len, to_lossy};
+    use std::borrow::Cow;
+
+    #[test]
+    fn unicode_chapter_3_example() {
+        let input = [
+            0x61, 0xF1, 0x80, 0x80, 0xE1, 0x80, 0xC2, 0x62, 0x80, 0x63, 0x80, 0xBF, 0x64,
+        ];
+        assert_eq!(
+            to_lossy(&input),
+            "a\u{FFFD}\u{FFFD}\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}d"
+        );
+        assert_eq!(to_lossy(&input), String::from_utf8_lossy(&input));
+    }
+
+    #[test]
+    fn valid_input_is_borrowed() {
+        assert!(matches!(to_lossy("ok ✓".as_bytes()), Cow::Borrowed("ok ✓")));
+    }
+
+    #[test]
+    fn maximal_subparts() {
+        assert_eq!(maximal_subpart_len(b"\xC0\xAE"), Some(1));
+        assert_eq!(maximal_subpart_len(b"\xF1\x80\x80\xE1"), Some(3));
+        assert_eq!(maximal_subpart_len(b"\xE2\x82"), Some(2));
+        assert_eq!(maximal_subpart_len(b"\xE2\x82\xAC"), None);
+        assert_eq!(maximal_subpart_len(b""), None);
+    }
+}
