@@ -77,28 +77,24 @@ impl Malformation {
         self.lax_scalar.and_then(char::from_u32)
     }
 
-    /// A one-line message: `overlong form of U+002E ('.') at byte 1 (C0 AE)`.
+    /// A one-line message: `overlong form at byte 1 (C0 AE): a lax decoder reads U+002E '.'`.
     pub fn message(&self) -> String {
-        let mut hex = String::with_capacity(self.len() * 3);
-        for (i, b) in self.bytes().iter().enumerate() {
-            if i > 0 {
-                hex.push(' ');
-            }
-            hex.push_str(&format!("{b:02X}"));
-        }
-        let what = self.kind.description();
+        let hex: Vec<String> = self.bytes().iter().map(|b| format!("{b:02X}")).collect();
+        let head = format!(
+            "{} at byte {} ({})",
+            self.kind.description(),
+            self.offset,
+            hex.join(" ")
+        );
         match (self.lax_scalar, self.lax_char()) {
-            (Some(_), Some(c)) if !c.is_control() => format!(
-                "{what}: a lax decoder reads {} ({c:?}) at byte {} ({hex})",
-                crate::format_scalar(u32::from(c)),
-                self.offset
-            ),
-            (Some(v), _) => format!(
-                "{what}: a lax decoder reads {} at byte {} ({hex})",
-                crate::format_scalar(v),
-                self.offset
-            ),
-            (None, _) => format!("{what} at byte {} ({hex})", self.offset),
+            (Some(v), Some(c)) if !c.is_control() && !c.is_whitespace() => {
+                format!(
+                    "{head}: a lax decoder reads {} {c:?}",
+                    crate::format_scalar(v)
+                )
+            }
+            (Some(v), _) => format!("{head}: a lax decoder reads {}", crate::format_scalar(v)),
+            (None, _) => head,
         }
     }
 
@@ -207,8 +203,7 @@ mod tests {
         assert_eq!(m.lax_char(), Some('.'));
         assert_eq!(
             m.message(),
-            "overlong form: a longer encoding of a value that has a shorter one: \
-             a lax decoder reads U+002E ('.') at byte 1 (C0 AE)"
+            "overlong form at byte 1 (C0 AE): a lax decoder reads U+002E '.'"
         );
     }
 

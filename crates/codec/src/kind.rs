@@ -69,20 +69,14 @@ impl MalformedKind {
     /// A one-line human description of this kind.
     pub const fn description(self) -> &'static str {
         match self {
-            MalformedKind::Overlong => {
-                "overlong form: a longer encoding of a value that has a shorter one"
-            }
-            MalformedKind::Surrogate => "UTF-16 surrogate code point encoded in UTF-8",
-            MalformedKind::Cesu8Pair => {
-                "UTF-16 surrogate pair encoded as two 3-byte sequences (CESU-8)"
-            }
+            MalformedKind::Overlong => "overlong form",
+            MalformedKind::Surrogate => "UTF-16 surrogate",
+            MalformedKind::Cesu8Pair => "CESU-8 surrogate pair",
             MalformedKind::AboveMax => "code point above U+10FFFF",
-            MalformedKind::LegacyForm => "5- or 6-byte sequence of the obsolete RFC 2279 form",
-            MalformedKind::InvalidByte => "byte FE or FF, which never appears in UTF-8",
-            MalformedKind::UnexpectedContinuation => {
-                "continuation byte where a character should start"
-            }
-            MalformedKind::Truncated => "multi-byte sequence cut short",
+            MalformedKind::LegacyForm => "5- or 6-byte legacy form",
+            MalformedKind::InvalidByte => "byte that never appears in UTF-8",
+            MalformedKind::UnexpectedContinuation => "unexpected continuation byte",
+            MalformedKind::Truncated => "truncated sequence",
         }
     }
 

@@ -35,11 +35,6 @@ impl Signature {
         }
     }
 
-    /// The signature's length in bytes.
-    pub const fn len(self) -> usize {
-        self.bytes().len()
-    }
-
     /// The encoding it announces, as a lowercase label (`"utf-8"`, `"utf-16le"`, ...).
     pub const fn encoding(self) -> &'static str {
         match self {
@@ -116,7 +111,7 @@ mod tests {
         assert_eq!(detect_signature(b"\xFE\xFF\x00h"), Some(Signature::Utf16Be));
         assert_eq!(detect_signature(b"\xEF\xBB"), None);
         assert_eq!(detect_signature(b""), None);
-        assert_eq!(Signature::Utf32Le.len(), 4);
+        assert_eq!(Signature::Utf32Le.bytes().len(), 4);
     }
 
     #[test]

@@ -113,6 +113,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(invalid_from_utf8)]
     fn error_matches_std_and_names_the_kind() {
         let input = b"ab\xED\xA0\xBD\xED\xB8\x80";
         let ours = validate(input).unwrap_err();
