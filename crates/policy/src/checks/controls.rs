@@ -1,0 +1,144 @@
+//! NUL, C0/C1 controls, bidi embeddings/overrides/isolates and noncharacters.
+//!
+//! Legitimate text is left alone: TAB, CR and LF in text content (TAB in headers), ZWJ, ZWNJ,
+//! LRM, RLM and ALM are not findings.
+
+use super::{Fix, RawFinding};
+use crate::finding::FindingKind;
+use crate::location::Part;
+
+/// The kind a character is reported as in `part`, if any.
+pub(crate) fn classify(part: Part, c: char) -> Option<(FindingKind, &'static str)> {
+    let v = u32::from(c);
+    match c {
+        '\0' => Some((FindingKind::Nul, "NUL character")),
+        '\t' if part == Part::Header || part.is_text_content() => None,
+        '\r' | '\n' if part.is_text_content() => None,
+        '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}' => {
+            Some((FindingKind::Control, "control character"))
+        }
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Some((
+            FindingKind::BidiControl,
+            "bidi embedding, override or isolate (Trojan Source)",
+        )),
+        '\u{FDD0}'..='\u{FDEF}' => Some((FindingKind::Noncharacter, "noncharacter")),
+        _ if v & 0xFFFE == 0xFFFE => Some((FindingKind::Noncharacter, "noncharacter")),
+        _ => None,
+    }
+}
+
+/// `true` if the byte may start a character [`classify`] reports (ASCII controls, DEL, and the
+/// lead bytes of C1 controls, bidi controls and noncharacters).
+#[inline]
+fn may_start_finding(b: u8) -> bool {
+    b < 0x20 || b == 0x7F || b == 0xC2 || b == 0xE2 || b == 0xEF || b >= 0xF0
+}
+
+/// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags.
+pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
+    let bytes = text.as_bytes();
+    // Skip 16-byte blocks that cannot hold a finding; the loop vectorizes.
+    let mut block = 0;
+    while block < bytes.len() {
+        let end = (block + 16).min(bytes.len());
+        if !bytes[block..end]
+            .iter()
+            .fold(false, |any, &b| any | may_start_finding(b))
+        {
+            block = end;
+            continue;
+        }
+        // Resume at the char boundary at or before the block's start.
+        let mut start = block;
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut stop = end;
+        while !text.is_char_boundary(stop) {
+            stop += 1;
+        }
+        for (i, c) in text[start..stop].char_indices() {
+            let at = start + i;
+            if at < block {
+                continue;
+            }
+            if let Some((kind, what)) = classify(part, c) {
+                let len = c.len_utf8();
+                let o = offset + at;
+                out.push(RawFinding::new(
+                    kind,
+                    o,
+                    &bytes[at..at + len],
+                    Fix::Char(o..o + len),
+                    Some(utf8gate_codec::format_scalar(u32::from(c))),
+                    format!("{what} {}", utf8gate_codec::format_scalar(u32::from(c))),
+                ));
+            }
+        }
+        block = stop;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(part: Part, text: &str) -> Vec<(FindingKind, usize)> {
+        let mut out = Vec::new();
+        scan(part, 0, text, &mut out);
+        out.iter().map(|f| (f.kind, f.offset)).collect()
+    }
+
+    #[test]
+    fn flags_controls_and_spares_ordinary_text() {
+        assert_eq!(found(Part::Body, "a\tb\r\nc"), []);
+        assert_eq!(
+            found(Part::QueryValue, "a\r\nb"),
+            [(FindingKind::Control, 1), (FindingKind::Control, 2)]
+        );
+        assert_eq!(found(Part::Header, "a\tb"), []);
+        assert_eq!(
+            found(Part::Body, "x\0y\u{85}"),
+            [(FindingKind::Nul, 1), (FindingKind::Control, 3)]
+        );
+        assert_eq!(
+            found(Part::Body, "if \u{202E}x\u{2066}"),
+            [(FindingKind::BidiControl, 3), (FindingKind::BidiControl, 7)]
+        );
+        assert_eq!(
+            found(Part::Body, "\u{FDD0}\u{FFFE}\u{1FFFF}"),
+            [
+                (FindingKind::Noncharacter, 0),
+                (FindingKind::Noncharacter, 3),
+                (FindingKind::Noncharacter, 6)
+            ]
+        );
+        // ZWJ emoji, ZWNJ in Persian, RLM in Hebrew, ALM in Arabic.
+        assert_eq!(
+            found(
+                Part::Body,
+                "👩\u{200D}💻 می\u{200C}خواهم \u{200F}שלום \u{061C}"
+            ),
+            []
+        );
+    }
+
+    #[test]
+    fn block_skipping_finds_the_same_as_a_plain_loop() {
+        let text = "абвгдеёжзийклмнопрстуф\u{202E}хцчшщ 0123456789abcdef\u{7}\u{FFFF}";
+        let plain: Vec<_> = text
+            .char_indices()
+            .filter(|(_, c)| classify(Part::Body, *c).is_some())
+            .map(|(i, c)| {
+                (
+                    classify(Part::Body, c)
+                        .map(|k| k.0)
+                        .unwrap_or(FindingKind::Nul),
+                    i,
+                )
+            })
+            .collect();
+        assert_eq!(found(Part::Body, text), plain);
+        assert_eq!(plain.len(), 3);
+    }
+}

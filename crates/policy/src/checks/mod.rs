@@ -1,0 +1,153 @@
+//! The checks run on every field, each in its own module, and the raw findings they produce.
+//!
+//! A raw finding is a finding before the profile has chosen its action: kind, offset and bytes
+//! in the field, and how the offending bytes can be fixed if the action rewrites.
+
+use core::ops::Range;
+
+use crate::finding::FindingKind;
+
+pub(crate) mod bom;
+pub(crate) mod controls;
+pub(crate) mod lookalike;
+pub(crate) mod nfc;
+pub(crate) mod traversal;
+pub(crate) mod utf8;
+
+/// How the bytes of a finding can be rewritten when its action asks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fix {
+    /// Nothing in the field can be rewritten (escapes, traversal, structure).
+    None,
+    /// Malformed UTF-8 at this range: replace by maximal subparts, strip, or (for CESU-8 pairs)
+    /// repair into the UTF-8 of `repair_to`.
+    Malformed {
+        /// Field byte range.
+        range: Range<usize>,
+        /// The character a repair writes.
+        repair_to: Option<char>,
+    },
+    /// One valid character at this range: replace with U+FFFD or strip.
+    Char(Range<usize>),
+    /// The whole field: normalize to NFC.
+    Normalize,
+}
+
+/// A finding before its action is chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawFinding {
+    pub(crate) kind: FindingKind,
+    pub(crate) offset: usize,
+    pub(crate) length: usize,
+    /// At most 16 bytes of the offending bytes.
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) fix: Fix,
+    pub(crate) lax_scalar: Option<String>,
+    pub(crate) message: String,
+}
+
+impl RawFinding {
+    /// A finding at `offset` whose offending bytes are `bytes`.
+    pub(crate) fn new(
+        kind: FindingKind,
+        offset: usize,
+        bytes: &[u8],
+        fix: Fix,
+        lax_scalar: Option<String>,
+        message: String,
+    ) -> RawFinding {
+        RawFinding {
+            kind,
+            offset,
+            length: bytes.len(),
+            bytes: bytes[..bytes.len().min(16)].to_vec(),
+            fix,
+            lax_scalar,
+            message,
+        }
+    }
+}
+
+/// What the checks need to know beyond the field's bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CheckOptions {
+    /// Which lookalike table to use.
+    pub(crate) lookalikes: lookalike::Table,
+    /// Longest run of non-starters before `excessive_combining`.
+    pub(crate) max_nonstarters: usize,
+}
+
+/// The valid stretches of `bytes` between the given malformations, with their offsets.
+pub(crate) fn valid_runs<'a>(
+    bytes: &'a [u8],
+    malformations: &[utf8gate_codec::Malformation],
+) -> Vec<(usize, &'a str)> {
+    let mut runs = Vec::with_capacity(malformations.len() + 1);
+    let mut at = 0;
+    let ends = malformations
+        .iter()
+        .map(|m| m.range())
+        .chain(core::iter::once(bytes.len()..bytes.len()));
+    for range in ends {
+        if let Ok(text) = utf8gate_codec::validate(&bytes[at..range.start.min(bytes.len())]) {
+            if !text.is_empty() {
+                runs.push((at, text));
+            }
+        }
+        at = range.end.min(bytes.len());
+    }
+    runs
+}
+
+/// Runs every check on one field's bytes.
+pub(crate) fn check_field(
+    part: crate::location::Part,
+    bytes: &[u8],
+    at_body_start: bool,
+    options: &CheckOptions,
+) -> Vec<RawFinding> {
+    let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
+    let mut findings = utf8::findings(&malformations);
+    let runs = valid_runs(bytes, &malformations);
+    for &(offset, text) in &runs {
+        controls::scan(part, offset, text, &mut findings);
+        bom::scan(offset, text, at_body_start, &mut findings);
+        lookalike::scan(options.lookalikes, offset, text, &mut findings);
+        nfc_findings(offset, text, options.max_nonstarters, &mut findings);
+    }
+    traversal::scan(
+        part,
+        bytes,
+        &malformations,
+        options.lookalikes,
+        &mut findings,
+    );
+    findings
+}
+
+fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec<RawFinding>) {
+    if let nfc::NfcStatus::NotNfc { offset: first } = nfc::nfc_status(text) {
+        let end = text[first..]
+            .char_indices()
+            .nth(1)
+            .map_or(text.len(), |(i, _)| first + i);
+        out.push(RawFinding::new(
+            FindingKind::NotNfc,
+            offset + first,
+            &text.as_bytes()[first..end],
+            Fix::Normalize,
+            None,
+            "text is not in Normalization Form C".to_string(),
+        ));
+    }
+    if let Some((start, len, count)) = nfc::nonstarter_run_over(text, max_nonstarters) {
+        out.push(RawFinding::new(
+            FindingKind::ExcessiveCombining,
+            offset + start,
+            &text.as_bytes()[start..start + len],
+            Fix::None,
+            None,
+            format!("{count} combining characters in a row (more than {max_nonstarters})"),
+        ));
+    }
+}

@@ -1,0 +1,944 @@
+//! Normalization Form C (UAX #15): whether valid UTF-8 text is already NFC, its NFC form, and
+//! runs of non-starters longer than the Stream-Safe Text Format allows (UAX #15 §13).
+//!
+//! # Why the clean path is fast
+//!
+//! Call a character *inert* when it is `NFC_Quick_Check=Yes` and has canonical combining class 0.
+//! Two facts make the check cheap:
+//!
+//! * Text made only of inert characters is NFC: the quick check of UAX #15 §9 answers Yes.
+//! * An inert character is a normalization boundary. Its canonical decomposition starts with an
+//!   inert starter (a test checks this for every scalar), which canonical reordering cannot move
+//!   and which cannot compose with anything before it (characters that can be the second half of
+//!   a composition are `NFC_QC=Maybe`). So the NFC of a text is the concatenation of the NFC of
+//!   its pieces between inert characters.
+//!
+//! The scan therefore only looks for non-inert characters:
+//!
+//! 1. **Bytes.** U+0000..U+02FF are all inert, and in UTF-8 they are exactly the characters whose
+//!    bytes are all below `0xCC`. Further lead bytes whose whole range is inert (Cyrillic
+//!    `D0`–`D1`, Han `E4`–`E9`, Hangul `EB`–`ED`; checked against the data when the tables are
+//!    built) are skipped too. The test runs on 32 bytes at a time in a loop that LLVM vectorizes.
+//! 2. **Table.** The characters behind the remaining lead bytes are looked up in a two-level
+//!    table (block of 64 code points → 64-bit mask of non-inert ones), built once, lazily, from
+//!    `unicode-normalization`'s own data (about 10 ms in a release build).
+//! 3. **Exact fallback.** Around a non-inert character, the *region* from the inert character
+//!    before it to the next inert character is quick-checked on its own, and compared with its
+//!    NFC when the quick check says Maybe or No. Only this step calls the normalizer.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use unicode_normalization::char::{canonical_combining_class, decompose_compatible};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+
+/// Result of the NFC check on valid UTF-8 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NfcStatus {
+    /// Already NFC.
+    Nfc,
+    /// Not NFC.
+    NotNfc {
+        /// Byte offset (a char boundary) of the first character that NFC changes, or, when the
+        /// difference is only that NFC ends earlier, of the last character before that point.
+        /// Never past the first byte at which the text and its NFC differ.
+        offset: usize,
+    },
+}
+
+/// Checks whether `text` is in NFC. Exact: `Nfc` if and only if `to_nfc(text) == text`.
+pub(crate) fn nfc_status(text: &str) -> NfcStatus {
+    let tables = nfc_tables();
+    let mut from = 0;
+    while let Some((start, end)) = next_region(text, from, tables) {
+        if let Some(k) = region_difference(&text[start..end]) {
+            return NfcStatus::NotNfc { offset: start + k };
+        }
+        from = end;
+    }
+    NfcStatus::Nfc
+}
+
+/// `text` in NFC; borrowed when already NFC.
+///
+/// Only the regions around non-inert characters go through the normalizer; the inert text
+/// between them is copied as it is.
+pub(crate) fn to_nfc(text: &str) -> Cow<'_, str> {
+    let tables = nfc_tables();
+    let mut from = 0;
+    let (start, end) = loop {
+        let Some((start, end)) = next_region(text, from, tables) else {
+            return Cow::Borrowed(text);
+        };
+        if region_difference(&text[start..end]).is_some() {
+            break (start, end);
+        }
+        from = end;
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..start]);
+    out.extend(text[start..end].nfc());
+    let mut pos = end;
+    while let Some((start, end)) = next_region(text, pos, tables) {
+        out.push_str(&text[pos..start]);
+        let region = &text[start..end];
+        if is_nfc_quick(region.chars()) == IsNormalized::Yes {
+            out.push_str(region);
+        } else {
+            out.extend(region.nfc());
+        }
+        pos = end;
+    }
+    out.push_str(&text[pos..]);
+    Cow::Owned(out)
+}
+
+/// The first run of more than `limit` consecutive non-starters, counted as the Stream-Safe Text
+/// Format counts them (UAX #15 §13, the same count as `unicode-normalization`'s `stream_safe()`):
+/// on the compatibility decomposition (NFKD) of each character. A character whose NFKD consists
+/// only of non-starters (combining marks, and also starters such as U+FF9E HALFWIDTH KATAKANA
+/// VOICED SOUND MARK) adds all of them; any other character ends the run with its leading
+/// non-starters and starts the next one with its trailing ones (U+00C0 `À` is `A` + U+0300, so
+/// it opens a run of 1).
+///
+/// The run is over the limit when, at some character, the count before it plus its leading
+/// non-starters exceeds `limit` (where UAX #15 would insert U+034F).
+///
+/// Returns `(offset, len, count)`: the byte offset of the run's first character (the one that
+/// contributes its first non-starter), the byte length up to the end of the last character that
+/// contributes to it, and the number of non-starters counted in it. `count` is the number of
+/// characters in the run when none of them decomposes, as with plain combining marks.
+pub(crate) fn nonstarter_run_over(text: &str, limit: usize) -> Option<(usize, usize, usize)> {
+    let tables = stream_safe_tables();
+    let bytes = text.as_bytes();
+    // With `limit >= max_trail`, a character that adds no leading non-starters can only go over
+    // the limit right after one that does, so the scan may jump to the next such character.
+    let skip = limit >= usize::from(tables.max_trail);
+    let mut run = Run::default();
+    let mut idle = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        if skip && idle {
+            let found = if tables.filter_exact {
+                find::<true>(bytes, i, |cp| tables.props(cp).lead() > 0)
+            } else {
+                find::<false>(bytes, i, |cp| tables.props(cp).lead() > 0)
+            };
+            let Some(p) = found else {
+                return None;
+            };
+            if p > i {
+                // Recount from the character before `p`: it adds no leading non-starters, so
+                // only its trailing ones matter.
+                i = prev_char_start(bytes, p);
+                run = Run::default();
+            }
+        }
+        let (cp, len) = decode(bytes, i);
+        let props = tables.props(cp);
+        let lead = usize::from(props.lead());
+        let total = run.count + lead;
+        run.over |= total > limit;
+        if props.all_nonstarters() {
+            if run.count == 0 {
+                run.start = i;
+            }
+            run.count = total;
+            run.end = i + len;
+            idle = false;
+        } else {
+            if lead > 0 {
+                if run.count == 0 {
+                    run.start = i;
+                }
+                run.end = i + len;
+            }
+            if run.over {
+                return Some((run.start, run.end - run.start, total));
+            }
+            let trail = usize::from(props.trail());
+            run = Run {
+                start: i,
+                end: i + len,
+                count: trail,
+                over: false,
+            };
+            idle = true;
+        }
+        i += len;
+    }
+    run.over
+        .then_some((run.start, run.end - run.start, run.count))
+}
+
+/// The run of non-starters being counted by [`nonstarter_run_over`].
+#[derive(Debug, Default, Clone, Copy)]
+struct Run {
+    /// Byte offset of the character that contributed the run's first non-starter.
+    start: usize,
+    /// End (exclusive) of the last character that contributed to the run.
+    end: usize,
+    /// Non-starters counted so far.
+    count: usize,
+    /// Whether the count went over the limit at some character of this run.
+    over: bool,
+}
+
+/// The next region, at or after `from`, around a character that is not inert: from the inert
+/// character just before it (or `from`, when it is at `from`) to the next inert character (or
+/// the end). `from` must be 0 or the start of an inert character.
+fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let hit = if tables.filter_exact {
+        find::<true>(bytes, from, |cp| tables.is_not_inert(cp))
+    } else {
+        find::<false>(bytes, from, |cp| tables.is_not_inert(cp))
+    }?;
+    // Everything in `from..hit` is inert, so the character before `hit` is a boundary.
+    let start = if hit > from {
+        prev_char_start(bytes, hit)
+    } else {
+        hit
+    };
+    let mut end = hit + decode(bytes, hit).1;
+    while end < bytes.len() {
+        let (cp, len) = decode(bytes, end);
+        if !tables.is_not_inert(cp) {
+            break;
+        }
+        end += len;
+    }
+    Some((start, end))
+}
+
+/// `None` if `region` (text between two normalization boundaries) is NFC; otherwise the byte
+/// offset in `region` of the first character that differs from its NFC (or of the last
+/// character, when NFC is only longer).
+fn region_difference(region: &str) -> Option<usize> {
+    if is_nfc_quick(region.chars()) == IsNormalized::Yes {
+        return None;
+    }
+    let mut nfc = region.nfc();
+    let mut last = 0;
+    for (k, c) in region.char_indices() {
+        if nfc.next() != Some(c) {
+            return Some(k);
+        }
+        last = k;
+    }
+    nfc.next().map(|_| last)
+}
+
+/// Bytes tested at a time by the prefilter of [`find`].
+const CHUNK: usize = 32;
+
+/// Whether `b` starts a character the tables must be asked about: it is not below `0xCC` (so
+/// not ASCII, not U+0080..U+02FF, not a continuation byte), and not a lead byte whose whole
+/// range has no entry in the tables. The skipped lead bytes are [`SKIPPED_LEADS`]; branch-free
+/// so that the chunk loop vectorizes.
+#[inline(always)]
+fn needs_lookup(b: u8) -> bool {
+    (b >= 0xCC)
+        & !((b.wrapping_sub(0xD0) < 2) | (b.wrapping_sub(0xE4) < 6) | (b.wrapping_sub(0xEB) < 3))
+}
+
+/// The lead byte ranges that [`needs_lookup`] skips: Cyrillic U+0400..U+047F, Han
+/// U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table skips them only if it has no entry there.
+const SKIPPED_LEADS: [(u8, u8); 3] = [(0xD0, 0xD1), (0xE4, 0xE9), (0xEB, 0xED)];
+
+/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
+/// code point satisfies `hit`. `hit` must be false for U+0000..U+02FF and, with
+/// `SKIP_LEADS`, for every character behind the lead bytes in [`SKIPPED_LEADS`].
+#[inline(always)]
+fn find<const SKIP_LEADS: bool>(
+    bytes: &[u8],
+    mut i: usize,
+    hit: impl Fn(u32) -> bool,
+) -> Option<usize> {
+    let test = |b: u8| {
+        if SKIP_LEADS {
+            needs_lookup(b)
+        } else {
+            b >= 0xCC
+        }
+    };
+    // A chunk may end inside a character: its continuation bytes, all below 0xCC, are skipped
+    // at the start of the next chunk, and a character is only ever looked at through its lead.
+    while let Some(chunk) = bytes.get(i..i + CHUNK) {
+        if chunk.iter().fold(false, |any, &b| any | test(b)) {
+            let mut mask = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (k, &b)| m | (u32::from(test(b)) << k));
+            while mask != 0 {
+                let j = i + mask.trailing_zeros() as usize;
+                if hit(decode(bytes, j).0) {
+                    return Some(j);
+                }
+                mask &= mask - 1;
+            }
+        }
+        i += CHUNK;
+    }
+    while i < bytes.len() {
+        if test(bytes[i]) && hit(decode(bytes, i).0) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The code point and byte length of the character starting at `i` in valid UTF-8.
+#[inline(always)]
+fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
+    let b0 = u32::from(bytes[i]);
+    if b0 < 0x80 {
+        return (b0, 1);
+    }
+    let cont = |k: usize| bytes.get(i + k).map_or(0, |&b| u32::from(b & 0x3F));
+    if b0 < 0xE0 {
+        (((b0 & 0x1F) << 6) | cont(1), 2)
+    } else if b0 < 0xF0 {
+        (((b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (
+            ((b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
+    }
+}
+
+/// Start of the character that ends just before `p` (`p > 0`, a char boundary).
+fn prev_char_start(bytes: &[u8], p: usize) -> usize {
+    let mut k = p - 1;
+    while k > 0 && bytes[k] & 0xC0 == 0x80 {
+        k -= 1;
+    }
+    k
+}
+
+/// Per-code-point data stored in blocks of 64 code points; blocks that are all default share
+/// entry 0 of `data`.
+#[derive(Debug)]
+struct Blocks<T> {
+    /// Code point >> 6 to index in `data`. Code points past its end have the default value.
+    index: Box<[u16]>,
+    /// The distinct-by-position blocks; `data[0]` is the all-default block.
+    data: Box<[T]>,
+}
+
+impl<T: Copy + PartialEq> Blocks<T> {
+    /// Builds the table from `block(n)`, the data of code points `64 * n .. 64 * n + 64`.
+    fn build(empty: T, mut block: impl FnMut(u32) -> T) -> Self {
+        let mut index = Vec::new();
+        let mut data = vec![empty];
+        for n in 0..(0x11_0000 >> 6) {
+            let b = block(n);
+            if b == empty {
+                index.push(0);
+            } else {
+                // At most 0x4400 blocks, so the index always fits.
+                index.push(u16::try_from(data.len()).unwrap_or(u16::MAX));
+                data.push(b);
+            }
+        }
+        let used = index.iter().rposition(|&k| k != 0).map_or(0, |k| k + 1);
+        index.truncate(used);
+        Self {
+            index: index.into_boxed_slice(),
+            data: data.into_boxed_slice(),
+        }
+    }
+
+    /// The block holding `cp`.
+    #[inline(always)]
+    fn block(&self, cp: u32) -> T {
+        let k = self.index.get((cp >> 6) as usize).copied().unwrap_or(0);
+        self.data[usize::from(k)]
+    }
+
+    /// Whether every code point behind UTF-8 lead byte `lead` has the default value.
+    fn lead_is_empty(&self, lead: u8) -> bool {
+        let (first, last) = match lead {
+            0xC2..=0xDF => (
+                u32::from(lead & 0x1F) << 6,
+                (u32::from(lead & 0x1F) << 6) | 0x3F,
+            ),
+            0xE0..=0xEF => (
+                u32::from(lead & 0x0F) << 12,
+                (u32::from(lead & 0x0F) << 12) | 0xFFF,
+            ),
+            0xF0..=0xF4 => (
+                u32::from(lead & 0x07) << 18,
+                ((u32::from(lead & 0x07) << 18) | 0x3_FFFF).min(0x10_FFFF),
+            ),
+            _ => return true,
+        };
+        ((first >> 6)..=(last >> 6)).all(|n| self.index.get(n as usize).copied().unwrap_or(0) == 0)
+    }
+
+    /// Whether every lead byte in [`SKIPPED_LEADS`] has only default entries behind it.
+    fn skipped_leads_are_empty(&self) -> bool {
+        SKIPPED_LEADS
+            .iter()
+            .all(|&(lo, hi)| (lo..=hi).all(|lead| self.lead_is_empty(lead)))
+    }
+}
+
+/// The table of characters that are not inert (not `NFC_QC=Yes` with ccc 0).
+#[derive(Debug)]
+struct NfcTables {
+    /// Bit `cp & 63` of a block is set when `cp` is not inert.
+    not_inert: Blocks<u64>,
+    /// Whether [`find`] may skip the lead bytes of [`SKIPPED_LEADS`] (true for Unicode 18).
+    filter_exact: bool,
+}
+
+impl NfcTables {
+    /// Builds the table from `unicode-normalization`'s data.
+    fn build() -> Self {
+        let not_inert = Blocks::build(0u64, |n| {
+            (0..64).fold(0u64, |mask, k| {
+                let c = char::from_u32((n << 6) | k);
+                mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
+            })
+        });
+        let filter_exact = not_inert.skipped_leads_are_empty();
+        Self {
+            not_inert,
+            filter_exact,
+        }
+    }
+
+    /// Whether `cp` is not inert.
+    #[inline(always)]
+    fn is_not_inert(&self, cp: u32) -> bool {
+        (self.not_inert.block(cp) >> (cp & 63)) & 1 != 0
+    }
+}
+
+/// Whether `c` is inert: `NFC_QC=Yes` and canonical combining class 0 (the definition the
+/// table is built from).
+fn is_inert(c: char) -> bool {
+    canonical_combining_class(c) == 0 && is_nfc_quick(core::iter::once(c)) == IsNormalized::Yes
+}
+
+/// The shared, lazily built NFC table.
+fn nfc_tables() -> &'static NfcTables {
+    static TABLES: OnceLock<NfcTables> = OnceLock::new();
+    TABLES.get_or_init(NfcTables::build)
+}
+
+/// What the stream-safe count needs of one character, packed in a byte: bits 0–2 the leading
+/// non-starters of its NFKD, bits 3–5 the trailing ones, bit 6 set when its NFKD consists only
+/// of non-starters. (Unicode 18 needs at most 2 leading and 3 trailing; a test checks that the
+/// three bits suffice.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct NonstarterProps(u8);
+
+impl NonstarterProps {
+    /// Computes the properties of `c` from its NFKD.
+    fn of(c: char) -> Self {
+        let (mut len, mut lead, mut trail) = (0u32, 0u32, 0u32);
+        decompose_compatible(c, |d| {
+            let nonstarter = canonical_combining_class(d) != 0;
+            if nonstarter {
+                trail += 1;
+                if lead == len {
+                    lead += 1;
+                }
+            } else {
+                trail = 0;
+            }
+            len += 1;
+        });
+        let all = u8::from(lead == len && len > 0);
+        let clamp = |n: u32| u8::try_from(n.min(7)).unwrap_or(7);
+        Self(clamp(lead) | (clamp(trail) << 3) | (all << 6))
+    }
+
+    /// Leading non-starters of the NFKD.
+    fn lead(self) -> u8 {
+        self.0 & 7
+    }
+
+    /// Trailing non-starters of the NFKD.
+    fn trail(self) -> u8 {
+        (self.0 >> 3) & 7
+    }
+
+    /// Whether the NFKD consists only of non-starters.
+    fn all_nonstarters(self) -> bool {
+        self.0 & 0x40 != 0
+    }
+}
+
+/// The per-character data of the stream-safe count.
+#[derive(Debug)]
+struct StreamSafeTables {
+    /// [`NonstarterProps`] of every code point.
+    props: Blocks<[NonstarterProps; 64]>,
+    /// The largest trailing count of any character.
+    max_trail: u8,
+    /// Whether no character behind [`SKIPPED_LEADS`] has leading non-starters.
+    filter_exact: bool,
+}
+
+impl StreamSafeTables {
+    /// Builds the table from `unicode-normalization`'s data.
+    fn build() -> Self {
+        let mut max_trail = 0;
+        let props = Blocks::build([NonstarterProps::default(); 64], |n| {
+            let mut block = [NonstarterProps::default(); 64];
+            for (k, p) in (0u32..).zip(block.iter_mut()) {
+                if let Some(c) = char::from_u32((n << 6) | k) {
+                    *p = NonstarterProps::of(c);
+                    max_trail = max_trail.max(p.trail());
+                }
+            }
+            block
+        });
+        // A character with leading non-starters must be found by `find`: none below U+0300,
+        // and none behind the skipped lead bytes when the filter is used.
+        let lead_free = Blocks {
+            index: props
+                .index
+                .iter()
+                .map(|&k| {
+                    let block = &props.data[usize::from(k)];
+                    u16::from(block.iter().any(|p| p.lead() > 0))
+                })
+                .collect(),
+            data: Box::new([false, true]),
+        };
+        let filter_exact = lead_free.skipped_leads_are_empty();
+        Self {
+            props,
+            max_trail,
+            filter_exact,
+        }
+    }
+
+    /// The properties of `cp`.
+    #[inline(always)]
+    fn props(&self, cp: u32) -> NonstarterProps {
+        self.props.block(cp)[(cp & 63) as usize]
+    }
+}
+
+/// The shared, lazily built stream-safe table.
+fn stream_safe_tables() -> &'static StreamSafeTables {
+    static TABLES: OnceLock<StreamSafeTables> = OnceLock::new();
+    TABLES.get_or_init(StreamSafeTables::build)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use proptest::prelude::*;
+
+    /// Every scalar value.
+    fn scalars() -> impl Iterator<Item = char> {
+        (0..=0x10_FFFFu32).filter_map(char::from_u32)
+    }
+
+    /// The oracle: NFC by `unicode-normalization`, character by character.
+    fn oracle_nfc(s: &str) -> String {
+        s.nfc().collect()
+    }
+
+    /// Checks `nfc_status` and `to_nfc` on `s` against the oracle.
+    fn check_against_oracle(s: &str) {
+        let expected = oracle_nfc(s);
+        let status = nfc_status(s);
+        let normalized = to_nfc(s);
+        assert_eq!(normalized, expected, "to_nfc({s:?})");
+        assert_eq!(
+            matches!(normalized, Cow::Borrowed(_)),
+            expected == s,
+            "to_nfc({s:?}) borrows exactly when already NFC"
+        );
+        if expected == s {
+            assert_eq!(status, NfcStatus::Nfc, "nfc_status({s:?})");
+        } else {
+            let NfcStatus::NotNfc { offset } = status else {
+                panic!("nfc_status({s:?}) is Nfc but NFC is {expected:?}");
+            };
+            let first_diff = s
+                .bytes()
+                .zip(expected.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(s.len().min(expected.len()));
+            assert!(s.is_char_boundary(offset), "{s:?}: offset {offset}");
+            assert!(
+                offset <= first_diff,
+                "{s:?}: offset {offset} is past the first difference {first_diff}"
+            );
+            assert!(offset < s.len(), "{s:?}: offset {offset}");
+        }
+    }
+
+    /// The table holds exactly the characters that are not inert, by the definition.
+    #[test]
+    fn table_matches_definition() {
+        let tables = nfc_tables();
+        for c in scalars() {
+            assert_eq!(tables.is_not_inert(c as u32), !is_inert(c), "{c:?}");
+        }
+        assert!(tables.filter_exact, "the skipped lead bytes are all inert");
+    }
+
+    /// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and
+    /// `needs_lookup` is "not below 0xCC and not in SKIPPED_LEADS".
+    #[test]
+    fn prefilter_premises() {
+        assert!(('\0'..='\u{2FF}').all(is_inert));
+        assert!(!is_inert('\u{300}'));
+        for b in 0..=u8::MAX {
+            let skipped = SKIPPED_LEADS.iter().any(|&(lo, hi)| (lo..=hi).contains(&b));
+            assert_eq!(needs_lookup(b), b >= 0xCC && !skipped, "{b:#04X}");
+        }
+    }
+
+    /// An inert character is a boundary: its canonical decomposition starts with an inert
+    /// character (a starter that nothing composes with from the left).
+    #[test]
+    fn inert_characters_decompose_to_an_inert_start() {
+        for c in scalars().filter(|&c| is_inert(c)) {
+            let first = c.to_string().nfd().next();
+            assert!(first.is_some_and(is_inert), "{c:?} starts with {first:?}");
+        }
+    }
+
+    /// The stream-safe table matches the direct computation, and its three-bit fields suffice.
+    #[test]
+    fn stream_safe_table_matches_definition() {
+        let tables = stream_safe_tables();
+        let (mut max_lead, mut max_trail) = (0, 0);
+        for c in scalars() {
+            let mut nfkd = Vec::new();
+            decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
+            let lead = nfkd.iter().take_while(|&&n| n).count();
+            let trail = nfkd.iter().rev().take_while(|&&n| n).count();
+            let props = tables.props(c as u32);
+            assert_eq!(usize::from(props.lead()), lead, "{c:?}");
+            assert_eq!(usize::from(props.trail()), trail, "{c:?}");
+            assert_eq!(props.all_nonstarters(), lead == nfkd.len(), "{c:?}");
+            max_lead = max_lead.max(lead);
+            max_trail = max_trail.max(trail);
+            if (c as u32) < 0x300 {
+                assert_eq!(
+                    lead, 0,
+                    "{c:?} is below U+0300 but starts with a non-starter"
+                );
+            }
+        }
+        assert!(max_lead < 7 && max_trail < 7, "{max_lead} {max_trail}");
+        assert_eq!(usize::from(tables.max_trail), max_trail);
+        assert!(tables.filter_exact);
+    }
+
+    /// The parsed lines and the Part 1 characters of NormalizationTest.txt.
+    struct NormalizationTest {
+        /// `(line number, [c1, c2, c3, c4, c5])`.
+        lines: Vec<(usize, [String; 5])>,
+        /// The characters listed in Part 1.
+        part1: std::collections::BTreeSet<char>,
+    }
+
+    /// Reads `../shared/testdata/NormalizationTest.txt` (Unicode 18).
+    fn normalization_test() -> NormalizationTest {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/testdata/NormalizationTest.txt"
+        );
+        let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut lines = Vec::new();
+        let mut part1 = std::collections::BTreeSet::new();
+        let mut part = "";
+        for (n, line) in data.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if let Some(name) = line.strip_prefix('@') {
+                part = if name.starts_with("Part1") {
+                    "Part1"
+                } else {
+                    "other"
+                };
+                continue;
+            }
+            if line.is_empty() {
+                continue;
+            }
+            let columns: Vec<String> = line
+                .split(';')
+                .take(5)
+                .map(|col| {
+                    col.split_whitespace()
+                        .map(|hex| {
+                            let cp = u32::from_str_radix(hex, 16).expect("hex code point");
+                            char::from_u32(cp).expect("scalar value")
+                        })
+                        .collect()
+                })
+                .collect();
+            let columns: [String; 5] = columns.try_into().expect("five columns");
+            if part == "Part1" {
+                let mut chars = columns[0].chars();
+                part1.insert(chars.next().expect("one character"));
+                assert!(chars.next().is_none(), "Part 1 lists single characters");
+            }
+            lines.push((n + 1, columns));
+        }
+        assert!(lines.len() > 19_000, "{} lines", lines.len());
+        assert!(part1.len() > 10_000, "{} Part 1 characters", part1.len());
+        NormalizationTest { lines, part1 }
+    }
+
+    /// Every line of NormalizationTest.txt: the NFC invariants, and `nfc_status` agrees with
+    /// `to_nfc` on every column.
+    #[test]
+    fn normalization_test_lines() {
+        let test = normalization_test();
+        for (n, [c1, c2, c3, c4, c5]) in &test.lines {
+            for (source, nfc) in [(c1, c2), (c2, c2), (c3, c2), (c4, c4), (c5, c4)] {
+                assert_eq!(to_nfc(source), nfc.as_str(), "line {n}: NFC({source:?})");
+            }
+            for column in [c1, c2, c3, c4, c5] {
+                let is_nfc = to_nfc(column) == column.as_str();
+                assert_eq!(
+                    nfc_status(column) == NfcStatus::Nfc,
+                    is_nfc,
+                    "line {n}: nfc_status({column:?})"
+                );
+                check_against_oracle(column);
+            }
+        }
+    }
+
+    /// Part 1 characters agree with the oracle; every other scalar (assigned or not) is its own
+    /// NFC (NormalizationTest.txt, conformance 2), so `nfc_status` is `Nfc` and `to_nfc` borrows.
+    #[test]
+    fn every_scalar_alone() {
+        let test = normalization_test();
+        for c in scalars() {
+            let s = c.to_string();
+            if test.part1.contains(&c) {
+                check_against_oracle(&s);
+            } else {
+                assert_eq!(nfc_status(&s), NfcStatus::Nfc, "{c:?}");
+                assert!(matches!(to_nfc(&s), Cow::Borrowed(_)), "{c:?}");
+                assert!(s.nfc().eq(s.chars()), "oracle disagrees on {c:?}");
+            }
+        }
+    }
+
+    /// Every scalar between two contexts that interact with it: after a starter that
+    /// composes with marks, before a combining mark, and after ASCII that puts it at the end of a
+    /// 32-byte chunk.
+    #[test]
+    fn every_scalar_in_context() {
+        for c in scalars() {
+            let mut s = String::from("e");
+            s.push(c);
+            s.push('\u{301}');
+            check_against_oracle(&s);
+            let mut s = "x".repeat(31);
+            s.push(c);
+            s.push('\u{327}');
+            check_against_oracle(&s);
+        }
+    }
+
+    /// Non-NFC sequences placed at every offset around the 32-byte chunk edges.
+    #[test]
+    fn chunk_edges() {
+        let cases = [
+            "e\u{301}",
+            "\u{301}",
+            "\u{1100}\u{1161}",
+            "\u{AC00}\u{11A8}",
+            "\u{304B}\u{3099}",
+            "\u{F900}",
+            "a\u{323}\u{307}",
+            "\u{1E0A}\u{323}",
+            "\u{212B}",
+            "\u{2000}",
+            "\u{1D15E}",
+            "\u{2F800}",
+            "\u{0915}\u{093C}",
+        ];
+        for case in cases {
+            for pad in 0..100 {
+                for filler in ["x", "é", "д", "中", "😀"] {
+                    let mut s = filler.repeat(pad / filler.len());
+                    s.push_str(&"y".repeat(pad % filler.len()));
+                    s.push_str(case);
+                    s.push_str(&"z".repeat(pad % 7));
+                    check_against_oracle(&s);
+                }
+            }
+        }
+    }
+
+    /// Offsets in a few known cases.
+    #[test]
+    fn offsets() {
+        assert_eq!(nfc_status(""), NfcStatus::Nfc);
+        assert_eq!(
+            nfc_status("déjà vu, Straße, 東京, привет, 😀"),
+            NfcStatus::Nfc
+        );
+        assert_eq!(nfc_status("cafe\u{301}"), NfcStatus::NotNfc { offset: 3 });
+        assert_eq!(nfc_status("\u{301}e"), NfcStatus::Nfc);
+        assert_eq!(nfc_status("ab\u{212B}"), NfcStatus::NotNfc { offset: 2 });
+        // Ḋ + dot below: the composite itself changes (to Ḍ + dot above).
+        assert_eq!(
+            nfc_status("x\u{1E0A}\u{323}"),
+            NfcStatus::NotNfc { offset: 1 }
+        );
+        // Marks out of canonical order: the first mark is where the text differs.
+        assert_eq!(
+            nfc_status("q\u{301}\u{323}"),
+            NfcStatus::NotNfc { offset: 1 }
+        );
+        assert_eq!(to_nfc("cafe\u{301}!"), "café!");
+        assert!(matches!(to_nfc("café"), Cow::Borrowed("café")));
+    }
+
+    /// A strategy for text that exercises normalization: ASCII, Latin, combining marks, Hangul
+    /// jamo and syllables, CJK, kana with voicing marks, emoji and compatibility ideographs.
+    fn interesting_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => "[a-zA-Z0-9 ]{1,40}",
+            2 => "[àéïôûçÅåñøß]{1,4}",
+            3 => "[\u{300}-\u{36F}]",
+            1 => "[\u{1AB0}-\u{1AFF}]",
+            1 => "[\u{20D0}-\u{20FF}]",
+            1 => "[\u{591}-\u{5C7}]",
+            2 => "[\u{1100}-\u{11FF}]",
+            2 => "[\u{AC00}-\u{AC40}\u{D7A0}-\u{D7FF}]",
+            2 => "[\u{4E00}-\u{4E40}]{1,3}",
+            2 => "[\u{3040}-\u{30FF}]",
+            2 => "[\u{3099}\u{309A}]",
+            1 => "[\u{1F600}-\u{1F64F}\u{1F3FB}-\u{1F3FF}\u{200D}\u{FE0F}]",
+            1 => "[\u{F900}-\u{FAFF}\u{2F800}-\u{2F810}]",
+            1 => "[\u{0900}-\u{097F}\u{0E00}-\u{0E7F}\u{0F70}-\u{0F80}]",
+            1 => "[\u{1E00}-\u{1EFF}\u{1F00}-\u{1FFF}\u{2000}-\u{2130}]",
+            1 => "[\u{0400}-\u{04FF}]{1,5}",
+            1 => any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+    }
+
+    /// Naive stream-safe count per UAX #15 §13, straight from the NFKD of each character, with
+    /// the same run reporting as `nonstarter_run_over`.
+    fn naive_nonstarter_run(s: &str, limit: usize) -> Option<(usize, usize, usize)> {
+        let (mut start, mut end, mut count, mut over) = (0, 0, 0, false);
+        for (i, c) in s.char_indices() {
+            let mut nfkd = Vec::new();
+            decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
+            let lead = nfkd.iter().take_while(|&&n| n).count();
+            let trail = nfkd.iter().rev().take_while(|&&n| n).count();
+            let i_end = i + c.len_utf8();
+            if count + lead > limit {
+                over = true;
+            }
+            if lead == nfkd.len() {
+                if count == 0 {
+                    start = i;
+                }
+                count += lead;
+                end = i_end;
+            } else {
+                if lead > 0 {
+                    if count == 0 {
+                        start = i;
+                    }
+                    end = i_end;
+                }
+                if over {
+                    return Some((start, end - start, count + lead));
+                }
+                (start, end, count) = (i, i_end, trail);
+            }
+        }
+        over.then_some((start, end - start, count))
+    }
+
+    /// The examples of the brief: 31 combining acutes after `a` are reported, 30 are not.
+    #[test]
+    fn nonstarter_runs() {
+        let acutes = |n: usize| format!("xa{}b", "\u{301}".repeat(n));
+        assert_eq!(nonstarter_run_over(&acutes(31), 30), Some((2, 62, 31)));
+        assert_eq!(nonstarter_run_over(&acutes(30), 30), None);
+        assert_eq!(
+            nonstarter_run_over(&acutes(40)[..70], 30),
+            Some((2, 68, 34))
+        );
+        // `À` brings one trailing non-starter of its own.
+        let s = format!("\u{C0}{}", "\u{301}".repeat(30));
+        assert_eq!(nonstarter_run_over(&s, 30), Some((0, 62, 31)));
+        // U+FF9E is a starter whose NFKD is U+3099, a non-starter.
+        let s = format!("\u{30AB}{}", "\u{FF9E}".repeat(31));
+        assert_eq!(nonstarter_run_over(&s, 30), Some((3, 93, 31)));
+        // U+0344 decomposes to two non-starters.
+        let s = format!("a{}", "\u{344}".repeat(16));
+        assert_eq!(nonstarter_run_over(&s, 30), Some((1, 32, 32)));
+        assert_eq!(nonstarter_run_over("plain text, 東京", 0), None);
+        assert_eq!(nonstarter_run_over("\u{C0}", 0), None);
+        assert_eq!(nonstarter_run_over("\u{C0}b", 0), Some((0, 2, 1)));
+        assert_eq!(nonstarter_run_over("", 0), None);
+    }
+
+    /// Runs of marks at every offset around the chunk edges, behind fillers of every script.
+    #[test]
+    fn nonstarter_runs_at_chunk_edges() {
+        for filler in ["x", "é", "д", "中", "😀", "\u{C0}"] {
+            for pad in 0..80 {
+                for marks in [29, 30, 31, 32] {
+                    let s = format!(
+                        "{}{}{}",
+                        filler.repeat(pad / filler.len().max(1)),
+                        "\u{316}".repeat(marks),
+                        "k".repeat(pad % 5)
+                    );
+                    for limit in [0, 1, 2, 3, 4, 30] {
+                        assert_eq!(
+                            nonstarter_run_over(&s, limit),
+                            naive_nonstarter_run(&s, limit),
+                            "{s:?} limit {limit}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// `nfc_status` and `to_nfc` agree with `unicode-normalization` on mixed text.
+        #[test]
+        fn agrees_with_unicode_normalization(s in interesting_text()) {
+            check_against_oracle(&s);
+        }
+
+        /// `nonstarter_run_over` agrees with the naive count, and with
+        /// `unicode-normalization`'s `stream_safe()` at the UAX #15 limit of 30.
+        #[test]
+        fn nonstarter_runs_agree_with_naive(s in interesting_text(), marks in 0usize..40) {
+            let s = format!("{s}{}{s}", "\u{301}".repeat(marks));
+            for limit in [0, 1, 2, 3, 4, 5, 8, 30] {
+                prop_assert_eq!(
+                    nonstarter_run_over(&s, limit),
+                    naive_nonstarter_run(&s, limit),
+                    "limit {}", limit
+                );
+            }
+            let stream_safe: String = s.chars().stream_safe().collect();
+            prop_assert_eq!(nonstarter_run_over(&s, 30).is_some(), stream_safe != s);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Traversal: a dot-segment or separator that only a lax reading of the field contains.
+//!
+//! The strict reading is the field as valid UTF-8 (malformed bytes as U+FFFD). The lax reading
+//! decodes each malformed sequence as a lax decoder would (`C0 AE` → `.`), then percent-decodes
+//! a second time (`%2e`, `%u002e`) and decodes leniently again. If it holds more dot-segments or
+//! separators than the strict reading, something downstream can be tricked into `/../`. The
+//! same comparison on the lookalike-folded reading catches `．．／` (in paths, separators too).
+
+use utf8gate_codec::Malformation;
+
+use super::{Fix, RawFinding, lookalike};
+use crate::finding::FindingKind;
+use crate::layers::percent;
+use crate::location::Part;
+
+/// Separators and dot-segments in a reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Shape {
+    separators: usize,
+    dot_segments: usize,
+}
+
+fn shape(text: &str) -> Shape {
+    let separators = text.bytes().filter(|&b| b == b'/' || b == b'\\').count();
+    let dot_segments = if text.contains('.') {
+        text.split(['/', '\\'])
+            .filter(|s| *s == "." || *s == "..")
+            .count()
+    } else {
+        0
+    };
+    Shape {
+        separators,
+        dot_segments,
+    }
+}
+
+/// The lax decoding of `bytes`: malformations become their lax character where it is one.
+fn lax_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut at = 0;
+    for m in utf8gate_codec::diagnose(bytes) {
+        utf8gate_codec::push_lossy(&bytes[at..m.offset()], &mut out);
+        match m.lax_char() {
+            Some(c) => out.push(c),
+            None => out.push(utf8gate_codec::REPLACEMENT),
+        }
+        at = m.range().end;
+    }
+    utf8gate_codec::push_lossy(&bytes[at..], &mut out);
+    out
+}
+
+fn applies_to(part: Part) -> bool {
+    !matches!(
+        part,
+        Part::Body | Part::MultipartContent | Part::MultipartHeader
+    )
+}
+
+/// Reports traversal and plain dot-segments in one field.
+pub(crate) fn scan(
+    part: Part,
+    bytes: &[u8],
+    malformations: &[Malformation],
+    table: lookalike::Table,
+    out: &mut Vec<RawFinding>,
+) {
+    if !applies_to(part) {
+        return;
+    }
+    let strict = utf8gate_codec::to_lossy(bytes);
+    let strict_shape = shape(&strict);
+    let has_escape = bytes.contains(&b'%');
+    if !malformations.is_empty() || has_escape {
+        let lax = lax_text(&percent::decode_lax(lax_text(bytes).as_bytes()));
+        let lax_shape = shape(&lax);
+        if lax_shape.dot_segments > strict_shape.dot_segments
+            || lax_shape.separators > strict_shape.separators
+        {
+            let trigger = malformations
+                .iter()
+                .find(|m| matches!(m.lax_char(), Some('.' | '/' | '\\')))
+                .map(|m| m.range())
+                .or_else(|| {
+                    bytes
+                        .iter()
+                        .position(|&b| b == b'%')
+                        .map(|p| p..(p + 3).min(bytes.len()))
+                })
+                .unwrap_or(0..bytes.len().min(16));
+            out.push(RawFinding::new(
+                FindingKind::Traversal,
+                trigger.start,
+                &bytes[trigger.clone()],
+                Fix::None,
+                None,
+                format!("a lax reading of this field contains {:?}", excerpt(&lax)),
+            ));
+        }
+    }
+    if lookalike::may_contain(&strict) {
+        let folded = lookalike::fold(table, &strict);
+        let folded_shape = shape(&folded);
+        if folded_shape.dot_segments > strict_shape.dot_segments
+            || (part.is_path_like() && folded_shape.separators > strict_shape.separators)
+        {
+            let first = strict
+                .char_indices()
+                .find(|(_, c)| matches!(lookalike::image(table, *c), Some((a, _)) if a.contains(['.', '/', '\\'])));
+            let (at, len) = first.map_or((0, 0), |(i, c)| (i, c.len_utf8()));
+            // `strict` equals `bytes` here unless malformations were replaced; keep offsets
+            // in field bytes by reporting only when they agree.
+            let at = if malformations.is_empty() { at } else { 0 };
+            out.push(RawFinding::new(
+                FindingKind::Traversal,
+                at,
+                &bytes[at..(at + len).min(bytes.len())],
+                Fix::None,
+                None,
+                format!("lookalikes fold this field into {:?}", excerpt(&folded)),
+            ));
+        }
+    }
+    if strict_shape.dot_segments > 0 {
+        let at = dot_segment_offset(&strict)
+            .filter(|_| malformations.is_empty())
+            .unwrap_or(0);
+        let len = if strict[at..].starts_with("..") { 2 } else { 1 };
+        out.push(RawFinding::new(
+            FindingKind::DotSegment,
+            at,
+            &bytes[at..(at + len).min(bytes.len())],
+            Fix::None,
+            None,
+            "dot-segment ('.' or '..') after decoding".to_string(),
+        ));
+    }
+}
+
+fn dot_segment_offset(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for segment in text.split(['/', '\\']) {
+        if segment == "." || segment == ".." {
+            return Some(at);
+        }
+        at += segment.len() + 1;
+    }
+    None
+}
+
+fn excerpt(text: &str) -> String {
+    text.chars().take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(part: Part, bytes: &[u8]) -> Vec<(FindingKind, usize)> {
+        let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
+        let mut out = Vec::new();
+        scan(
+            part,
+            bytes,
+            &malformations,
+            lookalike::Table::Default,
+            &mut out,
+        );
+        out.iter().map(|f| (f.kind, f.offset)).collect()
+    }
+
+    #[test]
+    fn overlong_dots_and_slashes_are_traversal() {
+        assert_eq!(
+            kinds(Part::Path, b"a/\xC0\xAE./b"),
+            [(FindingKind::Traversal, 2)]
+        );
+        assert_eq!(
+            kinds(Part::Path, b"a/..\xC0\xAF..\xC0\xAFb"),
+            [(FindingKind::Traversal, 4)]
+        );
+        assert_eq!(
+            kinds(Part::QueryValue, b"..\xC1\x9C..\xC1\x9Cb"),
+            [(FindingKind::Traversal, 2)]
+        );
+        assert_eq!(
+            kinds(Part::Path, b"a/\xE0\x80\xAE\xE0\x80\xAE/b"),
+            [(FindingKind::Traversal, 2)]
+        );
+    }
+
+    #[test]
+    fn second_pass_escapes_are_traversal() {
+        assert_eq!(
+            kinds(Part::Path, b"a/%c0%ae%c0%ae/b"),
+            [(FindingKind::Traversal, 2)]
+        );
+        assert_eq!(
+            kinds(Part::Path, b"a/%u002e%u002e/b"),
+            [(FindingKind::Traversal, 2)]
+        );
+        assert_eq!(
+            kinds(Part::Path, b"a/%2e%2e/b"),
+            [(FindingKind::Traversal, 2)]
+        );
+    }
+
+    #[test]
+    fn lookalikes_and_plain_segments() {
+        assert_eq!(
+            kinds(Part::Path, "a/\u{FF0E}\u{FF0E}\u{FF0F}b".as_bytes()),
+            [(FindingKind::Traversal, 2)]
+        );
+        assert_eq!(kinds(Part::QueryValue, "1\u{FF0F}2".as_bytes()), []);
+        assert_eq!(
+            kinds(Part::Path, b"a/../../b"),
+            [(FindingKind::DotSegment, 2)]
+        );
+        assert_eq!(kinds(Part::Body, b"see ../README"), []);
+        assert_eq!(kinds(Part::Path, b"/v1.2/file.txt"), []);
+    }
+}

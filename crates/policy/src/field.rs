@@ -1,0 +1,74 @@
+//! Fields: the pieces of a request the checks run on, and where each came from.
+
+use core::ops::Range;
+
+use crate::location::Location;
+
+/// The byte string of the request a field lives in, for putting rewritten bytes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Container {
+    /// `Request::path`.
+    Path,
+    /// `Request::query`.
+    Query,
+    /// The value of `Request::headers[i]`.
+    Header(usize),
+    /// `Request::body`.
+    Body,
+}
+
+/// How a field's bytes are written in its container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// As they are.
+    Raw,
+    /// Percent-encoded path.
+    PathPercent,
+    /// Percent-encoded query or form component (`+` is a space).
+    FormPercent,
+    /// A JSON string literal, quotes included.
+    JsonString,
+    /// The inside of an RFC 9110 quoted-string (multipart parameter).
+    Quoted,
+    /// The percent-encoded tail of an RFC 8187 `ext-value` (`filename*=UTF-8''...`).
+    ExtValue,
+}
+
+/// One field: its location, the bytes the application receives, and where they are written.
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    /// Where it is, for findings.
+    pub(crate) location: Location,
+    /// The bytes after the field's decoding layers.
+    pub(crate) bytes: Vec<u8>,
+    /// The container its encoded form lives in.
+    pub(crate) container: Container,
+    /// The encoded form's range in the container.
+    pub(crate) span: Range<usize>,
+    /// How the encoded form is written.
+    pub(crate) encoding: Encoding,
+    /// `true` if the field starts at the first byte of a body (a BOM there is a signature).
+    pub(crate) at_body_start: bool,
+    /// Findings of the decoding layers (escapes), in field offsets.
+    pub(crate) layer_findings: Vec<crate::checks::RawFinding>,
+}
+
+impl Field {
+    /// A field whose bytes are its encoded form.
+    pub(crate) fn raw(
+        location: Location,
+        bytes: &[u8],
+        container: Container,
+        span: Range<usize>,
+    ) -> Field {
+        Field {
+            location,
+            bytes: bytes.to_vec(),
+            container,
+            span,
+            encoding: Encoding::Raw,
+            at_body_start: false,
+            layer_findings: Vec::new(),
+        }
+    }
+}

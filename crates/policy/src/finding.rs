@@ -1,0 +1,274 @@
+//! Findings: the closed set of kinds, their severities, and the actions a profile can take.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+use utf8gate_codec::MalformedKind;
+
+use crate::location::Location;
+
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident, $reference:literal; )*) => {
+        /// What a finding is about. A closed set; every kind is documented in `docs/verdict.md`
+        /// with its reference.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[non_exhaustive]
+        pub enum FindingKind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl FindingKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [FindingKind] = &[$(FindingKind::$variant),*];
+
+            /// The stable snake_case name (`"overlong"`, `"double_encoding"`, ...).
+            pub const fn as_str(self) -> &'static str {
+                match self { $(FindingKind::$variant => $name,)* }
+            }
+
+            /// How serious the kind is in itself, before any profile decides what to do.
+            pub const fn severity(self) -> Severity {
+                match self { $(FindingKind::$variant => Severity::$severity,)* }
+            }
+
+            /// The standard or incident this kind is about.
+            pub const fn reference(self) -> &'static str {
+                match self { $(FindingKind::$variant => $reference,)* }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// Overlong form of a shorter value (`C0 AE`). From the codec.
+    Overlong = "overlong", Critical, "RFC 3629 §3, §10";
+    /// Lone UTF-16 surrogate in UTF-8 (`ED A0 80`).
+    Surrogate = "surrogate", High, "RFC 3629 §3";
+    /// CESU-8 surrogate pair (`ED A0 BD ED B8 80`).
+    Cesu8Pair = "cesu8_pair", High, "RFC 3629 §3; Unicode TR #26";
+    /// 4-byte sequence above U+10FFFF.
+    AboveMax = "above_max", High, "RFC 3629 §3";
+    /// 5- or 6-byte RFC 2279 form.
+    LegacyForm = "legacy_form", High, "RFC 3629 §3, §12";
+    /// `FE` or `FF`.
+    InvalidByte = "invalid_byte", High, "RFC 3629 §1";
+    /// Continuation byte where a character should start.
+    UnexpectedContinuation = "unexpected_continuation", Medium, "RFC 3629 §3, §4";
+    /// Sequence cut short.
+    Truncated = "truncated", Medium, "RFC 3629 §3, §4";
+    /// `%` not followed by two hex digits.
+    MalformedEscape = "malformed_escape", Medium, "RFC 3986 §2.1";
+    /// IIS-style `%uXXXX` escape.
+    IisUnicodeEscape = "iis_unicode_escape", High, "CVE-2000-0884 (IIS %u decoding)";
+    /// An escape that is still an escape after one decoding pass (`%252e`).
+    DoubleEncoding = "double_encoding", High, "CVE-2001-0333 (IIS double decoding); CWE-174";
+    /// `%2F` or `%5C` in a path: a separator the router does not see.
+    EncodedSeparator = "encoded_separator", Medium, "RFC 3986 §2.2, §7.3";
+    /// A dot-segment or separator that only the lax reading (overlongs decoded, a second
+    /// percent-decoding pass, lookalikes folded) contains.
+    Traversal = "traversal", Critical, "RFC 3629 §10; CWE-22, CWE-176";
+    /// A plain `.` or `..` segment after decoding.
+    DotSegment = "dot_segment", Medium, "RFC 3986 §3.3, §5.2.4; CWE-22";
+    /// U+FEFF at the start of a body: a signature.
+    Bom = "bom", Low, "RFC 3629 §6";
+    /// U+FEFF anywhere a signature cannot be: ZERO WIDTH NO-BREAK SPACE.
+    MisplacedBom = "misplaced_bom", Medium, "RFC 3629 §6";
+    /// Text that is not in Normalization Form C.
+    NotNfc = "not_nfc", Low, "UAX #15; RFC 5198 §2";
+    /// More than 30 non-starters in a row (UAX #15 stream-safe format).
+    ExcessiveCombining = "excessive_combining", Medium, "UAX #15 §13 (Stream-Safe Text Format)";
+    /// A character whose NFC, NFKC or best-fit image is ASCII syntax.
+    Lookalike = "lookalike", Medium, "UTS #39; WorstFit (CVE-2024-4577)";
+    /// NUL, raw or in any disguise.
+    Nul = "nul", High, "CWE-158";
+    /// A C0 or C1 control other than TAB, CR and LF.
+    Control = "control", Medium, "CWE-116";
+    /// Bidi embedding, override or isolate (Trojan Source).
+    BidiControl = "bidi_control", High, "CVE-2021-42574; UAX #9";
+    /// A noncharacter (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF).
+    Noncharacter = "noncharacter", Low, "Unicode §23.7; Corrigendum #9";
+    /// A JSON `\uXXXX` escape that forms a lone surrogate.
+    EscapedSurrogate = "escaped_surrogate", High, "RFC 8259 §8.2";
+    /// A body whose declared charset is not UTF-8 or US-ASCII.
+    ForeignCharset = "foreign_charset", Medium, "RFC 9110 §8.3.2";
+    /// A body that does not parse as its content type says (JSON syntax, multipart framing).
+    MalformedBody = "malformed_body", Medium, "RFC 8259; RFC 7578";
+    /// A configured limit (size, depth, parts, findings) was reached; the rest was not inspected.
+    LimitExceeded = "limit_exceeded", High, "utf8gate limits";
+}
+
+impl FindingKind {
+    /// The finding kind of a codec malformation.
+    pub fn from_malformed(kind: MalformedKind) -> FindingKind {
+        match kind {
+            MalformedKind::Overlong => FindingKind::Overlong,
+            MalformedKind::Surrogate => FindingKind::Surrogate,
+            MalformedKind::Cesu8Pair => FindingKind::Cesu8Pair,
+            MalformedKind::AboveMax => FindingKind::AboveMax,
+            MalformedKind::LegacyForm => FindingKind::LegacyForm,
+            MalformedKind::InvalidByte => FindingKind::InvalidByte,
+            MalformedKind::UnexpectedContinuation => FindingKind::UnexpectedContinuation,
+            _ => FindingKind::Truncated,
+        }
+    }
+
+    /// `true` for the kinds that mean "these bytes are not UTF-8".
+    pub fn is_malformed_utf8(self) -> bool {
+        MalformedKind::ALL
+            .iter()
+            .any(|&k| FindingKind::from_malformed(k) == self)
+    }
+
+    /// Parses a name produced by [`FindingKind::as_str`].
+    pub fn from_name(name: &str) -> Option<FindingKind> {
+        FindingKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == name)
+    }
+
+    /// The actions that mean something for this kind; a profile may choose only these.
+    pub fn allowed_actions(self) -> &'static [Action] {
+        use Action::*;
+        use FindingKind::*;
+        match self {
+            Cesu8Pair => &[Reject, Replace, Strip, Repair, Log],
+            k if k.is_malformed_utf8() => &[Reject, Replace, Strip, Log],
+            NotNfc => &[Reject, Normalize, Log],
+            Bom | MisplacedBom | Nul | Control | BidiControl | Noncharacter => {
+                &[Reject, Replace, Strip, Log]
+            }
+            _ => &[Reject, Log],
+        }
+    }
+}
+
+impl fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How serious a finding is in itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Informational.
+    Info,
+    /// Worth a log line.
+    Low,
+    /// Suspicious.
+    Medium,
+    /// An encoding trick with no legitimate use.
+    High,
+    /// A known attack shape (overlong separators, traversal).
+    Critical,
+}
+
+/// What the policy does about a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Refuse the whole request.
+    Reject,
+    /// Replace the offending bytes: U+FFFD per maximal subpart for malformed UTF-8, one
+    /// U+FFFD per character otherwise.
+    Replace,
+    /// Remove the offending bytes.
+    Strip,
+    /// Rewrite a CESU-8 pair as the 4-byte UTF-8 of the same character (opt-in).
+    Repair,
+    /// Rewrite the field in NFC.
+    Normalize,
+    /// Report only.
+    Log,
+}
+
+impl Action {
+    /// `true` for the actions that rewrite the field.
+    pub fn rewrites(self) -> bool {
+        matches!(
+            self,
+            Action::Replace | Action::Strip | Action::Repair | Action::Normalize
+        )
+    }
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Reject => "reject",
+            Action::Replace => "replace",
+            Action::Strip => "strip",
+            Action::Repair => "repair",
+            Action::Normalize => "normalize",
+            Action::Log => "log",
+        }
+    }
+}
+
+/// One thing found in one field, with the action the profile chose for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// What was found.
+    pub kind: FindingKind,
+    /// How serious it is in itself.
+    pub severity: Severity,
+    /// What the profile does about it.
+    pub action: Action,
+    /// Where: which field of the request.
+    pub location: Location,
+    /// Byte offset in the field's bytes (after its decoding layers; for escape findings, in
+    /// the field's encoded bytes).
+    pub offset: usize,
+    /// Number of offending bytes.
+    pub length: usize,
+    /// The offending bytes in hex, at most 16 bytes (`"C0 AE"`).
+    pub bytes: String,
+    /// The scalar a lax decoder reads there (`"U+002E"`), or the ASCII a lookalike becomes.
+    pub lax_scalar: Option<String>,
+    /// A one-line explanation.
+    pub message: String,
+}
+
+/// Hex of at most 16 bytes, space separated, `…` appended when cut.
+pub(crate) fn hex_bytes(bytes: &[u8]) -> String {
+    let mut out: Vec<String> = bytes.iter().take(16).map(|b| format!("{b:02X}")).collect();
+    if bytes.len() > 16 {
+        out.push("…".to_string());
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip_through_serde() {
+        let mut names: Vec<_> = FindingKind::ALL.iter().map(|k| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FindingKind::ALL.len());
+        for &kind in FindingKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(FindingKind::from_name(kind.as_str()), Some(kind));
+            assert!(kind.allowed_actions().contains(&Action::Reject));
+            assert!(kind.allowed_actions().contains(&Action::Log));
+        }
+    }
+
+    #[test]
+    fn every_codec_kind_maps_to_its_own_finding_kind() {
+        for kind in MalformedKind::ALL {
+            assert_eq!(FindingKind::from_malformed(kind).as_str(), kind.as_str());
+        }
+    }
+
+    #[test]
+    fn hex_is_capped() {
+        assert_eq!(hex_bytes(&[0xC0, 0xAE]), "C0 AE");
+        assert_eq!(hex_bytes(&[0; 20]).split(' ').count(), 17);
+    }
+}

@@ -1,0 +1,269 @@
+//! Percent-decoding, exactly once, on raw bytes, with findings for what a careless decoder does
+//! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
+
+use crate::checks::{Fix, RawFinding};
+use crate::finding::FindingKind;
+
+/// The value of an ASCII hex digit.
+pub(crate) fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
+    match bytes.get(i..i + 3)? {
+        [b'%', h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
+        _ => None,
+    }
+}
+
+fn iis_escape_at(bytes: &[u8], i: usize) -> Option<u32> {
+    match bytes.get(i..i + 6)? {
+        [b'%', b'u' | b'U', digits @ ..] => digits
+            .iter()
+            .try_fold(0u32, |v, &d| Some(v << 4 | u32::from(hex_value(d)?))),
+        _ => None,
+    }
+}
+
+/// Decodes `%XX` escapes once (and `+` as a space if `plus_is_space`). Anything that is not a
+/// valid escape stays as it is, as in every mainstream decoder; the returned findings use
+/// offsets in the decoded bytes, which keep those characters.
+pub(crate) fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>) {
+    let mut out = Vec::with_capacity(raw.len());
+    // Which decoded bytes came from an escape rather than verbatim from `raw`.
+    let mut from_escape = Vec::with_capacity(raw.len());
+    let mut findings = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b == b'%' {
+            if let Some(v) = escape_at(raw, i) {
+                out.push(v);
+                from_escape.push(true);
+                i += 3;
+                continue;
+            }
+            let at = out.len();
+            if let Some(v) = iis_escape_at(raw, i) {
+                let c = char::from_u32(v)
+                    .map(|c| format!(" {c:?}"))
+                    .unwrap_or_default();
+                findings.push(RawFinding::new(
+                    FindingKind::IisUnicodeEscape,
+                    at,
+                    &raw[i..i + 6],
+                    Fix::None,
+                    Some(utf8gate_codec::format_scalar(v)),
+                    format!(
+                        "IIS-style %u escape: a lax decoder reads {}{c}",
+                        utf8gate_codec::format_scalar(v)
+                    ),
+                ));
+                out.extend_from_slice(&raw[i..i + 6]);
+                from_escape.extend_from_slice(&[false; 6]);
+                i += 6;
+                continue;
+            }
+            let len = raw[i..].len().min(3);
+            findings.push(RawFinding::new(
+                FindingKind::MalformedEscape,
+                at,
+                &raw[i..i + len],
+                Fix::None,
+                None,
+                "'%' not followed by two hex digits".to_string(),
+            ));
+            out.push(b'%');
+            from_escape.push(false);
+            i += 1;
+            continue;
+        }
+        out.push(if plus_is_space && b == b'+' { b' ' } else { b });
+        from_escape.push(false);
+        i += 1;
+    }
+    findings.extend(double_encoding(&out, &from_escape));
+    (out, findings)
+}
+
+/// Escapes that exist only after one decoding pass (`%252e` → `%2e`, `%%32%65` → `%2e`); an
+/// escape that was already literal in the raw bytes was reported there.
+fn double_encoding(decoded: &[u8], from_escape: &[bool]) -> Vec<RawFinding> {
+    let mut findings = Vec::new();
+    for i in 0..decoded.len() {
+        if decoded[i] != b'%' {
+            continue;
+        }
+        let (len, value) = match (escape_at(decoded, i), iis_escape_at(decoded, i)) {
+            (Some(v), _) => (3, u32::from(v)),
+            (None, Some(v)) => (6, v),
+            _ => continue,
+        };
+        if !from_escape[i..i + len].contains(&true) {
+            continue;
+        }
+        findings.push(RawFinding::new(
+            FindingKind::DoubleEncoding,
+            i,
+            &decoded[i..i + len],
+            Fix::None,
+            Some(utf8gate_codec::format_scalar(value)),
+            format!("escape left after one decoding pass: a second pass reads byte {value:02X}"),
+        ));
+    }
+    findings
+}
+
+/// Decodes every valid `%XX` and `%uXXXX` escape, the way a lax second pass would (lossy).
+pub(crate) fn decode_lax(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(v) = escape_at(bytes, i) {
+            out.push(v);
+            i += 3;
+        } else if let Some(c) = iis_escape_at(bytes, i).and_then(char::from_u32) {
+            let mut buf = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 6;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `%2F` / `%5C` (any case) in a raw path: separators the router does not see.
+pub(crate) fn encoded_separators(raw: &[u8]) -> Vec<RawFinding> {
+    let mut findings = Vec::new();
+    let mut decoded_at = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        match escape_at(raw, i) {
+            Some(v @ (b'/' | b'\\')) => {
+                findings.push(RawFinding::new(
+                    FindingKind::EncodedSeparator,
+                    decoded_at,
+                    &raw[i..i + 3],
+                    Fix::None,
+                    Some(utf8gate_codec::format_scalar(u32::from(v))),
+                    format!("encoded separator {:?} in the path", v as char),
+                ));
+                i += 3;
+            }
+            Some(_) => i += 3,
+            None => i += 1,
+        }
+        decoded_at += 1;
+    }
+    findings
+}
+
+/// Percent-encodes `bytes` for a path (`encode_slash` false) or a query/form component,
+/// leaving RFC 3986 unreserved characters and, in paths, sub-delims, `:`, `@` and `/`.
+pub(crate) fn encode(bytes: &[u8], in_path: bool) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(bytes.len());
+    for &b in bytes {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~')
+            || (in_path
+                && matches!(
+                    b,
+                    b'/' | b':'
+                        | b'@'
+                        | b'!'
+                        | b'$'
+                        | b'&'
+                        | b'\''
+                        | b'('
+                        | b')'
+                        | b'*'
+                        | b'+'
+                        | b','
+                        | b';'
+                        | b'='
+                ));
+        if keep {
+            out.push(b);
+        } else {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(raw: &[u8]) -> Vec<(FindingKind, usize)> {
+        decode(raw, false)
+            .1
+            .iter()
+            .map(|f| (f.kind, f.offset))
+            .collect()
+    }
+
+    #[test]
+    fn decodes_once() {
+        assert_eq!(decode(b"a%2Fb%c0%ae+", false).0, b"a/b\xC0\xAE+");
+        assert_eq!(decode(b"a+b", true).0, b"a b");
+        assert_eq!(decode(b"%252e", false).0, b"%2e");
+    }
+
+    #[test]
+    fn reports_what_a_lax_decoder_does_differently() {
+        assert_eq!(kinds(b"100%"), [(FindingKind::MalformedEscape, 3)]);
+        assert_eq!(
+            kinds(b"%zz%4"),
+            [
+                (FindingKind::MalformedEscape, 0),
+                (FindingKind::MalformedEscape, 3)
+            ]
+        );
+        assert_eq!(kinds(b"a/%u002e"), [(FindingKind::IisUnicodeEscape, 2)]);
+        assert_eq!(
+            kinds(b"a/%252e%252e/"),
+            [
+                (FindingKind::DoubleEncoding, 2),
+                (FindingKind::DoubleEncoding, 5)
+            ]
+        );
+        assert_eq!(kinds(b"plain%20text"), []);
+        assert_eq!(
+            kinds(b"%%32%65"),
+            [
+                (FindingKind::MalformedEscape, 0),
+                (FindingKind::DoubleEncoding, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn lax_second_pass_and_separators() {
+        assert_eq!(decode_lax(b"%c0%ae%u002e%zz"), b"\xC0\xAE.%zz");
+        let seps: Vec<_> = encoded_separators(b"/a%2fb%5Cc%41")
+            .iter()
+            .map(|f| f.offset)
+            .collect();
+        assert_eq!(seps, [2, 4]);
+    }
+
+    #[test]
+    fn encoding_round_trips() {
+        for input in [&b"a b/c?d=e&f"[..], b"\xC3\xA9\xE2\x82\xAC%+", b""] {
+            for in_path in [true, false] {
+                let encoded = encode(input, in_path);
+                assert_eq!(decode(&encoded, false).0, input);
+                assert!(decode(&encoded, false).1.is_empty());
+            }
+        }
+    }
+}

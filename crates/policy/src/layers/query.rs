@@ -1,0 +1,105 @@
+//! Query strings and `application/x-www-form-urlencoded` bodies: `&`-separated `name=value`
+//! pairs, each side percent-decoded once with `+` as a space.
+
+use core::ops::Range;
+
+use super::percent;
+use crate::field::{Container, Encoding, Field};
+use crate::location::{Location, Part};
+
+/// Splits `raw` (which sits at `base` in `container`) into key and value fields. Returns the
+/// fields and whether the parameter limit cut the list.
+pub(crate) fn fields(
+    raw: &[u8],
+    container: Container,
+    base: usize,
+    form: bool,
+    max_parameters: usize,
+) -> (Vec<Field>, bool) {
+    let (key_part, value_part) = if form {
+        (Part::FormKey, Part::FormValue)
+    } else {
+        (Part::QueryKey, Part::QueryValue)
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut count = 0;
+    for piece in raw.split(|&b| b == b'&') {
+        let range = start..start + piece.len();
+        start = range.end + 1;
+        if piece.is_empty() {
+            continue;
+        }
+        count += 1;
+        if count > max_parameters {
+            return (out, true);
+        }
+        let (key_range, value_range): (Range<usize>, Option<Range<usize>>) =
+            match piece.iter().position(|&b| b == b'=') {
+                Some(eq) => (
+                    range.start..range.start + eq,
+                    Some(range.start + eq + 1..range.end),
+                ),
+                None => (range.clone(), None),
+            };
+        let (key, key_findings) = percent::decode(&raw[key_range.clone()], true);
+        let index = count - 1;
+        out.push(Field {
+            location: Location::part(key_part).with_name(&key).with_index(index),
+            bytes: key.clone(),
+            container,
+            span: base + key_range.start..base + key_range.end,
+            encoding: Encoding::FormPercent,
+            at_body_start: false,
+            layer_findings: key_findings,
+        });
+        if let Some(value_range) = value_range {
+            let (value, findings) = percent::decode(&raw[value_range.clone()], true);
+            out.push(Field {
+                location: Location::part(value_part).with_name(&key).with_index(index),
+                bytes: value,
+                container,
+                span: base + value_range.start..base + value_range.end,
+                encoding: Encoding::FormPercent,
+                at_body_start: false,
+                layer_findings: findings,
+            });
+        }
+    }
+    (out, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_and_decodes() {
+        let (fields, cut) = fields(b"a=1&b%20c=x+y&&flag&e=", Container::Query, 0, false, 10);
+        assert!(!cut);
+        let got: Vec<_> = fields
+            .iter()
+            .map(|f| {
+                (
+                    f.location.part,
+                    f.location.name.clone().unwrap(),
+                    f.bytes.clone(),
+                    f.span.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Part::QueryKey, "a".into(), b"a".to_vec(), 0..1),
+                (Part::QueryValue, "a".into(), b"1".to_vec(), 2..3),
+                (Part::QueryKey, "b c".into(), b"b c".to_vec(), 4..9),
+                (Part::QueryValue, "b c".into(), b"x y".to_vec(), 10..13),
+                (Part::QueryKey, "flag".into(), b"flag".to_vec(), 15..19),
+                (Part::QueryKey, "e".into(), b"e".to_vec(), 20..21),
+                (Part::QueryValue, "e".into(), b"".to_vec(), 22..22),
+            ]
+        );
+        assert!(super::fields(b"a&b&c", Container::Query, 0, false, 2).1);
+    }
+}

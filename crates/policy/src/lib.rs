@@ -1,0 +1,54 @@
+//! The policy of utf8gate: takes a request apart, runs the codec and the encoding-trick checks
+//! on every field after its decoding layers, and decides allow, sanitize or reject.
+//!
+//! ```text
+//! Request ──layers──▶ fields (path, query, headers, form, JSON strings, multipart parts, body)
+//!         ──checks──▶ raw findings (utf8, traversal, bom, nfc, lookalike, controls)
+//!         ──profile─▶ findings with actions ──▶ rewrite + re-check ──▶ Verdict (+ sanitized request)
+//! ```
+//!
+//! Pure functions: no I/O, no async, no transport types. [`evaluate`] never fails on input;
+//! only loading a profile ([`Profile::from_toml`]) can fail.
+//!
+//! ```
+//! use utf8gate_policy::{evaluate, Decision, Profile, Request};
+//!
+//! let request = Request::new("GET", b"/files/%c0%ae%c0%ae/etc/passwd");
+//! let verdict = evaluate(&Profile::strict(), &request).verdict;
+//! assert_eq!(verdict.decision, Decision::Reject);
+//! assert!(verdict.kinds().contains(&"traversal"));
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod checks;
+mod evaluate;
+mod field;
+mod finding;
+mod layers;
+mod location;
+mod profile;
+mod request;
+mod rewrite;
+mod verdict;
+
+pub use checks::lookalike::Table as LookalikeTable;
+pub use evaluate::{Evaluation, evaluate};
+pub use finding::{Action, Finding, FindingKind, Severity};
+pub use location::{Location, LocationClass, Part};
+pub use profile::{Limits, Profile, ProfileError, Rule};
+pub use request::{ContentType, Mode, Request};
+pub use verdict::{Decision, Verdict};
+
+/// NFC checking and normalization as the policy does them, for benchmarks and callers.
+pub mod nfc {
+    /// `true` if `text` is in Normalization Form C.
+    pub fn is_nfc(text: &str) -> bool {
+        crate::checks::nfc::nfc_status(text) == crate::checks::nfc::NfcStatus::Nfc
+    }
+
+    /// `text` in NFC, borrowed when it already is.
+    pub fn to_nfc(text: &str) -> std::borrow::Cow<'_, str> {
+        crate::checks::nfc::to_nfc(text)
+    }
+}

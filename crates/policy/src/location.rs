@@ -1,0 +1,162 @@
+//! Where in a request a field (and so a finding) is.
+
+use serde::{Deserialize, Serialize};
+
+/// The part of a request a field comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// The request path, percent-decoded once.
+    Path,
+    /// A query parameter's name.
+    QueryKey,
+    /// A query parameter's value.
+    QueryValue,
+    /// A header value (raw bytes).
+    Header,
+    /// A `application/x-www-form-urlencoded` field name.
+    FormKey,
+    /// A `application/x-www-form-urlencoded` field value.
+    FormValue,
+    /// A JSON object key (escapes decoded).
+    JsonKey,
+    /// A JSON string value (escapes decoded).
+    JsonString,
+    /// A multipart part's `name` parameter.
+    MultipartName,
+    /// A multipart part's `filename` (or decoded `filename*`) parameter.
+    MultipartFilename,
+    /// A header of a multipart part.
+    MultipartHeader,
+    /// A multipart part's content.
+    MultipartContent,
+    /// A whole text body (`text/*` and unknown types), or the start of any body.
+    Body,
+}
+
+impl Part {
+    /// The coarse class a profile configures actions for.
+    pub fn class(self) -> LocationClass {
+        match self {
+            Part::Path => LocationClass::Path,
+            Part::QueryKey | Part::QueryValue => LocationClass::Query,
+            Part::Header => LocationClass::Header,
+            Part::FormKey | Part::FormValue => LocationClass::Form,
+            Part::JsonKey | Part::JsonString => LocationClass::Json,
+            Part::MultipartName
+            | Part::MultipartFilename
+            | Part::MultipartHeader
+            | Part::MultipartContent => LocationClass::Multipart,
+            Part::Body => LocationClass::Body,
+        }
+    }
+
+    /// `true` for fields that carry free text, where TAB, CR and LF are ordinary.
+    pub fn is_text_content(self) -> bool {
+        matches!(
+            self,
+            Part::FormValue | Part::JsonString | Part::MultipartContent | Part::Body
+        )
+    }
+
+    /// `true` for fields whose bytes name a file system path or route.
+    pub fn is_path_like(self) -> bool {
+        matches!(self, Part::Path | Part::MultipartFilename)
+    }
+}
+
+/// The classes of locations a profile sets actions for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationClass {
+    /// The path.
+    Path,
+    /// Query names and values.
+    Query,
+    /// Header values.
+    Header,
+    /// Form field names and values.
+    Form,
+    /// JSON keys and strings.
+    Json,
+    /// Multipart names, filenames, part headers and contents.
+    Multipart,
+    /// Whole text bodies.
+    Body,
+}
+
+impl LocationClass {
+    /// Every class.
+    pub const ALL: [LocationClass; 7] = [
+        LocationClass::Path,
+        LocationClass::Query,
+        LocationClass::Header,
+        LocationClass::Form,
+        LocationClass::Json,
+        LocationClass::Multipart,
+        LocationClass::Body,
+    ];
+
+    /// The snake_case name used in profiles.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocationClass::Path => "path",
+            LocationClass::Query => "query",
+            LocationClass::Header => "header",
+            LocationClass::Form => "form",
+            LocationClass::Json => "json",
+            LocationClass::Multipart => "multipart",
+            LocationClass::Body => "body",
+        }
+    }
+}
+
+/// Where a field is: its part and, as applicable, its name, JSON pointer or part index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Location {
+    /// The part of the request.
+    pub part: Part,
+    /// Parameter, header or multipart field name (lossily decoded, at most 128 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// JSON pointer (RFC 6901) of a JSON key or string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// Multipart part index (from 0), or the index of a repeated query/form parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+}
+
+/// Longest name kept in a location.
+const MAX_NAME_CHARS: usize = 128;
+
+impl Location {
+    /// A location with only a part.
+    pub fn part(part: Part) -> Location {
+        Location {
+            part,
+            name: None,
+            pointer: None,
+            index: None,
+        }
+    }
+
+    /// Adds a name (lossily decoded and capped).
+    pub fn with_name(mut self, name: &[u8]) -> Location {
+        let lossy = utf8gate_codec::to_lossy(name);
+        self.name = Some(lossy.chars().take(MAX_NAME_CHARS).collect());
+        self
+    }
+
+    /// Adds a JSON pointer (capped like names).
+    pub fn with_pointer(mut self, pointer: &str) -> Location {
+        self.pointer = Some(pointer.chars().take(4 * MAX_NAME_CHARS).collect());
+        self
+    }
+
+    /// Adds an index.
+    pub fn with_index(mut self, index: usize) -> Location {
+        self.index = Some(index);
+        self
+    }
+}

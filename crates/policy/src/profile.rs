@@ -1,0 +1,461 @@
+//! Profiles: which action each finding kind gets in each location class, and the limits.
+//!
+//! Four are built in (`strict`, the default; `windows-backend`; `lossy`; `monitor`) and any
+//! number can be loaded from TOML. Loading is the only thing in the policy crate that can fail,
+//! and its errors carry the source name, line and column.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+
+use crate::checks::lookalike::Table;
+use crate::finding::{Action, FindingKind};
+use crate::location::{LocationClass, Part};
+
+/// Bounds on the work one evaluation may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Deepest JSON nesting parsed (default 64).
+    pub max_json_depth: usize,
+    /// Most JSON strings inspected in one body (default 100 000).
+    pub max_json_strings: usize,
+    /// Most multipart parts (default 100).
+    pub max_multipart_parts: usize,
+    /// Most query or form parameters (default 1 000).
+    pub max_parameters: usize,
+    /// Most findings listed in a verdict; counts stay exact (default 100).
+    pub max_findings: usize,
+    /// Longest run of combining characters before `excessive_combining` (UAX #15: 30).
+    pub max_nonstarters: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_json_depth: 64,
+            max_json_strings: 100_000,
+            max_multipart_parts: 100,
+            max_parameters: 1_000,
+            max_findings: 100,
+            max_nonstarters: 30,
+        }
+    }
+}
+
+/// The action for one kind: a default and per-class overrides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// Used where no class override applies.
+    pub default: Action,
+    /// Overrides by location class.
+    pub classes: BTreeMap<LocationClass, Action>,
+}
+
+impl Rule {
+    fn everywhere(action: Action) -> Rule {
+        Rule {
+            default: action,
+            classes: BTreeMap::new(),
+        }
+    }
+
+    fn with(mut self, classes: &[LocationClass], action: Action) -> Rule {
+        for &c in classes {
+            self.classes.insert(c, action);
+        }
+        self
+    }
+}
+
+/// A complete policy: actions per kind and class, lookalike table, limits, enforcement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The profile's name, reported in every verdict.
+    pub name: String,
+    /// Report decisions without enforcing them.
+    pub monitor: bool,
+    /// Which lookalikes are reported.
+    pub lookalikes: Table,
+    /// Inspect multipart parts and bodies whose content type is not text.
+    pub scan_binary: bool,
+    /// Work bounds.
+    pub limits: Limits,
+    rules: BTreeMap<FindingKind, Rule>,
+}
+
+use Action::*;
+use LocationClass as C;
+
+const URL_AND_HEADERS: &[LocationClass] = &[C::Path, C::Query, C::Header];
+
+impl Profile {
+    /// The names of the built-in profiles.
+    pub const BUILT_IN: [&'static str; 4] = ["strict", "windows-backend", "lossy", "monitor"];
+
+    /// A built-in profile by name.
+    pub fn built_in(name: &str) -> Option<Profile> {
+        match name {
+            "strict" => Some(Profile::strict()),
+            "windows-backend" => Some(Profile::windows_backend()),
+            "lossy" => Some(Profile::lossy()),
+            "monitor" => Some(Profile {
+                name: "monitor".to_string(),
+                monitor: true,
+                ..Profile::strict()
+            }),
+            _ => None,
+        }
+    }
+
+    /// The default profile: malformed UTF-8 anywhere, traversal, NUL and bidi controls in
+    /// URLs and headers are rejected; a body's signature is stripped; text is normalized to
+    /// NFC in bodies, queries and form and JSON strings, and logged in paths and headers.
+    pub fn strict() -> Profile {
+        let mut rules = BTreeMap::new();
+        for &kind in FindingKind::ALL {
+            let rule = match kind {
+                k if k.is_malformed_utf8() => Rule::everywhere(Reject),
+                FindingKind::MalformedEscape => Rule::everywhere(Log).with(&[C::Path], Reject),
+                FindingKind::IisUnicodeEscape | FindingKind::DoubleEncoding => {
+                    Rule::everywhere(Log).with(&[C::Path, C::Query, C::Form], Reject)
+                }
+                FindingKind::EncodedSeparator => Rule::everywhere(Log),
+                FindingKind::Traversal => Rule::everywhere(Reject),
+                FindingKind::DotSegment => {
+                    Rule::everywhere(Log).with(&[C::Path, C::Multipart], Reject)
+                }
+                FindingKind::Bom => Rule::everywhere(Strip),
+                FindingKind::MisplacedBom => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
+                FindingKind::NotNfc => Rule::everywhere(Normalize).with(&[C::Path, C::Header], Log),
+                FindingKind::ExcessiveCombining => Rule::everywhere(Reject),
+                FindingKind::Lookalike => Rule::everywhere(Log),
+                FindingKind::Nul => Rule::everywhere(Reject),
+                FindingKind::Control => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
+                FindingKind::BidiControl => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
+                FindingKind::Noncharacter => Rule::everywhere(Log),
+                FindingKind::EscapedSurrogate => Rule::everywhere(Reject),
+                FindingKind::ForeignCharset => Rule::everywhere(Reject),
+                FindingKind::MalformedBody => Rule::everywhere(Reject),
+                _ => Rule::everywhere(Reject),
+            };
+            rules.insert(kind, rule);
+        }
+        Profile {
+            name: "strict".to_string(),
+            monitor: false,
+            lookalikes: Table::Default,
+            scan_binary: false,
+            limits: Limits::default(),
+            rules,
+        }
+    }
+
+    /// `strict` plus every best-fit lookalike of ASCII syntax rejected in path, query and
+    /// headers (WorstFit; CVE-2024-4577).
+    pub fn windows_backend() -> Profile {
+        let mut p = Profile::strict();
+        p.name = "windows-backend".to_string();
+        p.lookalikes = Table::BestFit;
+        p.set(
+            FindingKind::Lookalike,
+            Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
+        );
+        p
+    }
+
+    /// Every malformed sequence replaced by U+FFFD per maximal subpart, nothing else changed:
+    /// a sanitized text body is byte-identical to `String::from_utf8_lossy`.
+    pub fn lossy() -> Profile {
+        let mut p = Profile::strict();
+        p.name = "lossy".to_string();
+        for &kind in FindingKind::ALL {
+            let action = match kind {
+                k if k.is_malformed_utf8() => Replace,
+                FindingKind::LimitExceeded => Reject,
+                _ => Log,
+            };
+            p.set(kind, Rule::everywhere(action));
+        }
+        p
+    }
+
+    /// Replaces the rule of one kind.
+    pub fn set(&mut self, kind: FindingKind, rule: Rule) {
+        self.rules.insert(kind, rule);
+    }
+
+    /// The rule of one kind.
+    pub fn rule(&self, kind: FindingKind) -> Option<&Rule> {
+        self.rules.get(&kind)
+    }
+
+    /// The action for `kind` found in `part`.
+    pub fn action(&self, kind: FindingKind, part: Part) -> Action {
+        match self.rules.get(&kind) {
+            Some(rule) => rule
+                .classes
+                .get(&part.class())
+                .copied()
+                .unwrap_or(rule.default),
+            None => Reject,
+        }
+    }
+
+    /// Loads a profile from TOML. `source` names the text in errors (a file path, say).
+    ///
+    /// ```toml
+    /// name = "custom"
+    /// base = "strict"            # built-in profile to start from
+    /// monitor = false
+    /// lookalikes = "default"     # or "best_fit"
+    /// scan_binary = false
+    /// [limits]
+    /// max_json_depth = 32
+    /// [actions.not_nfc]
+    /// default = "log"
+    /// query = "normalize"
+    /// ```
+    pub fn from_toml(text: &str, source: &str) -> Result<Profile, ProfileError> {
+        let raw: RawProfile =
+            toml::from_str(text).map_err(|e| ProfileError::from_toml(&e, text, source))?;
+        let base = raw.base.as_deref().unwrap_or("strict");
+        let mut profile = Profile::built_in(base).ok_or_else(|| ProfileError {
+            source: source.to_string(),
+            line: line_of(text, "base"),
+            column: 1,
+            message: format!(
+                "unknown base profile {base:?} (built in: {})",
+                Profile::BUILT_IN.join(", ")
+            ),
+        })?;
+        profile.name = raw.name;
+        if let Some(m) = raw.monitor {
+            profile.monitor = m;
+        }
+        if let Some(t) = raw.lookalikes {
+            profile.lookalikes = t;
+        }
+        if let Some(s) = raw.scan_binary {
+            profile.scan_binary = s;
+        }
+        if let Some(limits) = raw.limits {
+            profile.limits = limits;
+        }
+        for (name, raw_rule) in raw.actions {
+            let err = |message: String| ProfileError {
+                source: source.to_string(),
+                line: line_of(text, &format!("actions.{name}")),
+                column: 1,
+                message,
+            };
+            let kind = FindingKind::from_name(&name)
+                .ok_or_else(|| err(format!("unknown finding kind {name:?}")))?;
+            let mut rule = profile
+                .rules
+                .get(&kind)
+                .cloned()
+                .unwrap_or_else(|| Rule::everywhere(Reject));
+            if let Some(d) = raw_rule.default {
+                rule.default = d;
+                rule.classes.clear();
+            }
+            for (class, action) in raw_rule.classes() {
+                rule.classes.insert(class, action);
+            }
+            for action in std::iter::once(rule.default).chain(rule.classes.values().copied()) {
+                if !kind.allowed_actions().contains(&action) {
+                    return Err(err(format!(
+                        "action {:?} does not apply to {name}",
+                        action.as_str()
+                    )));
+                }
+            }
+            profile.rules.insert(kind, rule);
+        }
+        if profile.limits.max_findings == 0 || profile.limits.max_json_depth == 0 {
+            return Err(ProfileError {
+                source: source.to_string(),
+                line: line_of(text, "[limits]"),
+                column: 1,
+                message: "limits must be at least 1".to_string(),
+            });
+        }
+        Ok(profile)
+    }
+}
+
+impl Default for Profile {
+    fn default() -> Profile {
+        Profile::strict()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: String,
+    base: Option<String>,
+    monitor: Option<bool>,
+    lookalikes: Option<Table>,
+    scan_binary: Option<bool>,
+    limits: Option<Limits>,
+    #[serde(default)]
+    actions: BTreeMap<String, RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    default: Option<Action>,
+    path: Option<Action>,
+    query: Option<Action>,
+    header: Option<Action>,
+    form: Option<Action>,
+    json: Option<Action>,
+    multipart: Option<Action>,
+    body: Option<Action>,
+}
+
+impl RawRule {
+    fn classes(&self) -> Vec<(LocationClass, Action)> {
+        [
+            (C::Path, self.path),
+            (C::Query, self.query),
+            (C::Header, self.header),
+            (C::Form, self.form),
+            (C::Json, self.json),
+            (C::Multipart, self.multipart),
+            (C::Body, self.body),
+        ]
+        .into_iter()
+        .filter_map(|(c, a)| a.map(|a| (c, a)))
+        .collect()
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map_or(1, |i| i + 1)
+}
+
+/// Why a profile could not be loaded: where and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    /// The source the text came from (a file name).
+    pub source: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ProfileError {
+    fn from_toml(e: &toml::de::Error, text: &str, source: &str) -> ProfileError {
+        let (line, column) = match e.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                (line, column)
+            }
+            None => (1, 1),
+        };
+        ProfileError {
+            source: source.to_string(),
+            line,
+            column,
+            message: e.message().to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.source, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_rules() {
+        let p = Profile::strict();
+        assert_eq!(p.action(FindingKind::Overlong, Part::Header), Reject);
+        assert_eq!(p.action(FindingKind::NotNfc, Part::QueryValue), Normalize);
+        assert_eq!(p.action(FindingKind::NotNfc, Part::Header), Log);
+        assert_eq!(p.action(FindingKind::Bom, Part::Body), Strip);
+        assert_eq!(
+            p.action(FindingKind::MisplacedBom, Part::QueryValue),
+            Reject
+        );
+        assert_eq!(p.action(FindingKind::MisplacedBom, Part::JsonString), Log);
+        assert_eq!(
+            Profile::windows_backend().action(FindingKind::Lookalike, Part::Path),
+            Reject
+        );
+        assert_eq!(
+            Profile::lossy().action(FindingKind::Truncated, Part::Body),
+            Replace
+        );
+        assert!(Profile::built_in("monitor").unwrap().monitor);
+        for name in Profile::BUILT_IN {
+            let p = Profile::built_in(name).unwrap();
+            for &kind in FindingKind::ALL {
+                let rule = p.rule(kind).unwrap();
+                assert!(
+                    kind.allowed_actions().contains(&rule.default),
+                    "{name} {kind}"
+                );
+                assert!(
+                    rule.classes
+                        .values()
+                        .all(|a| kind.allowed_actions().contains(a))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn loads_toml_and_reports_errors_with_lines() {
+        let p = Profile::from_toml(
+            "name = \"mine\"\nbase = \"lossy\"\n[limits]\nmax_findings = 5\n[actions.not_nfc]\ndefault = \"log\"\nquery = \"normalize\"\n",
+            "mine.toml",
+        )
+        .unwrap();
+        assert_eq!(p.name, "mine");
+        assert_eq!(p.limits.max_findings, 5);
+        assert_eq!(p.limits.max_json_depth, 64);
+        assert_eq!(p.action(FindingKind::NotNfc, Part::QueryValue), Normalize);
+        assert_eq!(p.action(FindingKind::NotNfc, Part::Body), Log);
+        assert_eq!(p.action(FindingKind::Overlong, Part::Body), Replace);
+
+        let e = Profile::from_toml("name = \"x\"\n\nfrobnicate = 1\n", "bad.toml").unwrap_err();
+        assert_eq!((e.source.as_str(), e.line), ("bad.toml", 3), "{e}");
+        assert!(e.message.contains("frobnicate"), "{e}");
+        let e = Profile::from_toml(
+            "name = \"x\"\n[actions.overlong]\ndefault = \"normalize\"\n",
+            "f",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        let e = Profile::from_toml("name = \"x\"\n[actions.nope]\ndefault = \"log\"\n", "f")
+            .unwrap_err();
+        assert!(e.message.contains("nope"), "{e}");
+        let e =
+            Profile::from_toml("name = \"x\"\n[limits]\nmax_json_depth = -1\n", "f").unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+    }
+}

@@ -1,0 +1,248 @@
+//! The transport-neutral request the policy evaluates.
+
+use serde::{Deserialize, Serialize};
+
+/// How the request reached utf8gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// In front of an application, to be forwarded or rejected.
+    Proxy,
+    /// Submitted for scanning (an upload, a file).
+    Scan,
+    /// Described by an authorization request from another proxy.
+    Authz,
+}
+
+impl Mode {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Proxy => "proxy",
+            Mode::Scan => "scan",
+            Mode::Authz => "authz",
+        }
+    }
+}
+
+/// A request as bytes: nothing decoded, nothing trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Request {
+    /// How it arrived.
+    pub mode: Option<Mode>,
+    /// The method (`GET`, `POST`, ...).
+    pub method: String,
+    /// The raw path, without the query, exactly as on the request line.
+    pub path: Vec<u8>,
+    /// The raw query after `?`, if the target had one.
+    pub query: Option<Vec<u8>>,
+    /// Header names and raw values, in order.
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    /// A request for `target` (path and optional `?query`) with no headers and no body.
+    pub fn new(method: &str, target: &[u8]) -> Request {
+        let (path, query) = match target.iter().position(|&b| b == b'?') {
+            Some(q) => (target[..q].to_vec(), Some(target[q + 1..].to_vec())),
+            None => (target.to_vec(), None),
+        };
+        Request {
+            mode: None,
+            method: method.to_string(),
+            path,
+            query,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &[u8]) -> Request {
+        self.headers.push((name.to_string(), value.to_vec()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: &[u8]) -> Request {
+        self.body = body.to_vec();
+        self
+    }
+
+    /// Sets the mode.
+    pub fn mode(mut self, mode: Mode) -> Request {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// The first value of a header, by case-insensitive name.
+    pub fn header_value(&self, name: &str) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The path and query as one request target.
+    pub fn target(&self) -> Vec<u8> {
+        let mut t = self.path.clone();
+        if let Some(q) = &self.query {
+            t.push(b'?');
+            t.extend_from_slice(q);
+        }
+        t
+    }
+
+    /// The parsed `Content-Type`, if present.
+    pub fn content_type(&self) -> Option<ContentType> {
+        self.header_value("content-type").map(ContentType::parse)
+    }
+}
+
+/// A parsed media type: `type/subtype` in lowercase and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentType {
+    /// `type/subtype`, lowercase (`"application/json"`).
+    pub essence: String,
+    /// Parameters, names lowercase, values unquoted.
+    pub params: Vec<(String, Vec<u8>)>,
+}
+
+impl ContentType {
+    /// Parses a `Content-Type` value (RFC 9110 §8.3.1); lenient, never fails.
+    pub fn parse(value: &[u8]) -> ContentType {
+        let mut pieces = split_params(value);
+        let essence = pieces
+            .next()
+            .map(|e| String::from_utf8_lossy(trim(e)).to_ascii_lowercase())
+            .unwrap_or_default();
+        let params = pieces
+            .filter_map(|p| {
+                let eq = p.iter().position(|&b| b == b'=')?;
+                let name = String::from_utf8_lossy(trim(&p[..eq])).to_ascii_lowercase();
+                Some((name, unquote(trim(&p[eq + 1..]))))
+            })
+            .collect();
+        ContentType { essence, params }
+    }
+
+    /// A parameter's value by name.
+    pub fn param(&self, name: &str) -> Option<&[u8]> {
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The charset parameter, lowercase.
+    pub fn charset(&self) -> Option<String> {
+        self.param("charset")
+            .map(|c| String::from_utf8_lossy(c).to_ascii_lowercase())
+    }
+
+    /// `true` for `application/json` and `+json` types.
+    pub fn is_json(&self) -> bool {
+        self.essence == "application/json" || self.essence.ends_with("+json")
+    }
+
+    /// `true` for `application/x-www-form-urlencoded`.
+    pub fn is_form(&self) -> bool {
+        self.essence == "application/x-www-form-urlencoded"
+    }
+
+    /// `true` for `multipart/form-data`.
+    pub fn is_multipart(&self) -> bool {
+        self.essence == "multipart/form-data"
+    }
+
+    /// `true` for types whose content is text: `text/*`, JSON, XML, form and JavaScript.
+    pub fn is_textual(&self) -> bool {
+        self.essence.starts_with("text/")
+            || self.is_json()
+            || self.is_form()
+            || self.essence.ends_with("+xml")
+            || self.essence == "application/xml"
+            || self.essence == "application/javascript"
+    }
+}
+
+/// Splits on `;` outside quoted strings.
+pub(crate) fn split_params(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut pieces = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, &b) in value.iter().enumerate() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if quoted => escaped = true,
+            b'"' => quoted = !quoted,
+            b';' if !quoted => {
+                pieces.push(&value[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&value[start..]);
+    pieces.into_iter()
+}
+
+/// Trims ASCII whitespace.
+pub(crate) fn trim(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &bytes[start..end.max(start)]
+}
+
+/// Removes the quotes and backslash escapes of an RFC 9110 quoted-string.
+pub(crate) fn unquote(bytes: &[u8]) -> Vec<u8> {
+    match bytes {
+        [b'"', inner @ .., b'"'] => {
+            let mut out = Vec::with_capacity(inner.len());
+            let mut escaped = false;
+            for &b in inner {
+                if !escaped && b == b'\\' {
+                    escaped = true;
+                } else {
+                    out.push(b);
+                    escaped = false;
+                }
+            }
+            out
+        }
+        _ => bytes.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_content_types() {
+        let ct = ContentType::parse(b"Multipart/Form-Data; boundary=\"a;b\"; charset=UTF-8");
+        assert_eq!(ct.essence, "multipart/form-data");
+        assert_eq!(ct.param("boundary"), Some(&b"a;b"[..]));
+        assert_eq!(ct.charset().as_deref(), Some("utf-8"));
+        assert!(ct.is_multipart());
+        assert!(ContentType::parse(b"application/vnd.api+json").is_json());
+        assert_eq!(ContentType::parse(b"").essence, "");
+    }
+
+    #[test]
+    fn splits_the_target() {
+        let r = Request::new("GET", b"/a/b?x=1?y");
+        assert_eq!(
+            (r.path.as_slice(), r.query.as_deref()),
+            (&b"/a/b"[..], Some(&b"x=1?y"[..]))
+        );
+        assert_eq!(r.target(), b"/a/b?x=1?y");
+    }
+}

@@ -1,0 +1,59 @@
+//! The verdict: what was found, what the profile does about it, and the decision.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::finding::Finding;
+
+/// What happens to the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Nothing to reject, nothing rewritten: forward as it is.
+    Allow,
+    /// Some fields were rewritten: forward the sanitized request.
+    Sanitize,
+    /// At least one finding's action is `reject`.
+    Reject,
+}
+
+impl Decision {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Sanitize => "sanitize",
+            Decision::Reject => "reject",
+        }
+    }
+}
+
+/// The structured result of evaluating one request; documented field by field in
+/// `docs/verdict.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// allow, sanitize or reject.
+    pub decision: Decision,
+    /// `false` in monitor mode: the decision is reported, not enforced.
+    pub enforced: bool,
+    /// The profile that decided.
+    pub profile: String,
+    /// Findings in request order, at most the profile's `max_findings`.
+    pub findings: Vec<Finding>,
+    /// `true` if more findings existed than are listed.
+    pub findings_truncated: bool,
+    /// Number of findings of each kind, listed or not.
+    pub counts: BTreeMap<String, u64>,
+    /// `true` if some field was rewritten to NFC.
+    pub normalized: bool,
+    /// Bytes of field content inspected (after decoding layers).
+    pub bytes_inspected: u64,
+}
+
+impl Verdict {
+    /// The kinds found, each once, in name order.
+    pub fn kinds(&self) -> Vec<&str> {
+        self.counts.keys().map(String::as_str).collect()
+    }
+}
