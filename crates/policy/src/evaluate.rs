@@ -77,6 +77,7 @@ fn check_and_rewrite(
         field.at_body_start,
         options,
     ));
+    raws.sort_by_key(|r| r.offset);
     let with_actions: Vec<_> = raws
         .into_iter()
         .map(|r| {
@@ -104,7 +105,10 @@ fn check_and_rewrite(
             })
             .collect();
         for (raw, action) in &again {
-            if *action == Action::Reject {
+            let known = with_actions
+                .iter()
+                .any(|(r, a)| r.kind == raw.kind && *a == Action::Reject);
+            if *action == Action::Reject && !known {
                 verdict.add_with(&field.location, raw.clone(), *action, "after rewriting: ");
             }
         }

@@ -20,7 +20,8 @@ use core::ops::Range;
 /// One JSON string token (an object key or a string value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JsonString {
-    /// RFC 6901 JSON pointer of the value (for a key: the pointer of the member it names).
+    /// RFC 6901 JSON pointer of the value (for a key: the pointer of the member it names), cut
+    /// to [`MAX_POINTER_BYTES`] so that memory stays linear in the body.
     /// Built from the decoded key bytes (lossily converted with `String::from_utf8_lossy`),
     /// escaping `~` as `~0` and `/` as `~1`; array indexes are decimal. The document itself is
     /// `""`.
@@ -160,6 +161,19 @@ enum Frame {
         /// Index of the current element.
         index: usize,
     },
+}
+
+/// Longest pointer kept in a token: a body of huge keys and many values would otherwise
+/// produce output quadratic in its size.
+pub(crate) const MAX_POINTER_BYTES: usize = 1024;
+
+/// `pointer` cut to [`MAX_POINTER_BYTES`] at a character boundary.
+fn capped(pointer: &str) -> String {
+    let mut end = pointer.len().min(MAX_POINTER_BYTES);
+    while !pointer.is_char_boundary(end) {
+        end -= 1;
+    }
+    pointer[..end].to_string()
 }
 
 /// A string token decoded, before it is given its pointer.
@@ -306,7 +320,7 @@ impl Scanner<'_> {
                 }
                 Some(b'"') => {
                     let decoded = self.string()?;
-                    let pointer = self.pointer.clone();
+                    let pointer = capped(&self.pointer);
                     self.push(decoded, pointer, false);
                 }
                 Some(b't') => self.literal(b"true")?,
@@ -406,7 +420,7 @@ impl Scanner<'_> {
                 _ => self.pointer.push(c),
             }
         }
-        let pointer = self.pointer.clone();
+        let pointer = capped(&self.pointer);
         self.push(decoded, pointer, true);
         self.skip_ws();
         if self.peek() != Some(b':') {
@@ -1266,7 +1280,7 @@ mod tests {
         balanced.extend_from_slice(b"\"x\"");
         balanced.extend(vec![b']'; 100_000]);
         let tokens = scan(&balanced, unlimited).unwrap();
-        assert_eq!(tokens[0].pointer, "/0".repeat(100_000));
+        assert_eq!(tokens[0].pointer, "/0".repeat(MAX_POINTER_BYTES / 2));
     }
 
     #[test]
@@ -1361,5 +1375,19 @@ mod tests {
             "\"a\\\"b\\\\c/\\u0000\\u001f\\b\\f\\n\\r\\t\u{7f}é😀\""
         );
         assert_eq!(encode_string(""), "\"\"");
+    }
+
+    #[test]
+    fn pointers_are_capped_so_output_stays_linear() {
+        let key = "k".repeat(5000);
+        let body = format!("{{\"{key}\":[\"\",\"\",\"\"]}}");
+        let limits = JsonLimits {
+            max_depth: 8,
+            max_strings: 100,
+        };
+        let tokens = scan(body.as_bytes(), limits).unwrap();
+        assert_eq!(tokens.len(), 4);
+        assert!(tokens.iter().all(|t| t.pointer.len() == MAX_POINTER_BYTES));
+        assert_eq!(capped("é".repeat(600).as_str()).len(), MAX_POINTER_BYTES);
     }
 }

@@ -1,0 +1,288 @@
+//! Data-driven verdicts: whole requests through one helper, the expected verdict as text.
+//!
+//! The summary lists the decision, then each finding as `kind@part[name|pointer|index]:action`
+//! with its offset, in request order. New cases go at the end of the table they belong to.
+
+use utf8gate_policy::{Profile, Request, evaluate};
+
+fn summary(profile: &Profile, request: &Request) -> String {
+    let e = evaluate(profile, request);
+    let mut out = e.verdict.decision.as_str().to_string();
+    for f in &e.verdict.findings {
+        let l = &f.location;
+        let detail = l
+            .name
+            .clone()
+            .or_else(|| l.pointer.clone())
+            .or_else(|| l.index.map(|i| i.to_string()));
+        let part = serde_json::to_value(l.part).unwrap();
+        let part = part.as_str().unwrap();
+        out.push_str(&format!(
+            " {}@{}{}:{}+{}",
+            f.kind.as_str(),
+            part,
+            detail.map(|d| format!("[{d}]")).unwrap_or_default(),
+            f.action.as_str(),
+            f.offset
+        ));
+    }
+    out
+}
+
+fn check(profile: &Profile, request: Request, expect: &str) {
+    assert_eq!(summary(profile, &request), expect, "{request:?}");
+}
+
+fn get(target: &[u8]) -> Request {
+    Request::new("GET", target)
+}
+
+fn post(content_type: &str, body: &[u8]) -> Request {
+    Request::new("POST", b"/submit")
+        .header("Content-Type", content_type.as_bytes())
+        .body(body)
+}
+
+#[test]
+fn founding_texts_and_incidents() {
+    let strict = Profile::strict();
+    // RFC 3629 §10: the overlong '.' in "/../".
+    check(
+        &strict,
+        get(b"/%2F%C0%AE%2E%2F"),
+        "reject encoded_separator@path:log+1 overlong@path:reject+2 traversal@path:reject+2 encoded_separator@path:log+5",
+    );
+    // Nimda / IIS: double-decoded backslash.
+    check(
+        &strict,
+        get(b"/scripts/..%255c../winnt/system32/cmd.exe"),
+        "reject double_encoding@path:reject+11 traversal@path:reject+11",
+    );
+    // IIS %u escape.
+    check(
+        &strict,
+        get(b"/a/%u002e%u002e/b"),
+        "reject iis_unicode_escape@path:reject+3 traversal@path:reject+3 iis_unicode_escape@path:reject+9",
+    );
+    // Java modified UTF-8 NUL in a query value.
+    check(
+        &strict,
+        get(b"/f?name=a%C0%80.jpg"),
+        "reject overlong@query_value[name]:reject+1 nul@query_value[name]:reject+1",
+    );
+    // CESU-8 in a header.
+    check(
+        &strict,
+        get(b"/").header("X-Name", b"\xED\xA0\xBD\xED\xB8\x80"),
+        "reject cesu8_pair@header[X-Name]:reject+0",
+    );
+    // Trojan Source in a JSON string is logged; in a query it is rejected.
+    check(
+        &strict,
+        post(
+            "application/json",
+            "{\"code\":\"if x \u{202E}y\"}".as_bytes(),
+        ),
+        "allow bidi_control@json_string[/code]:log+5",
+    );
+    check(
+        &strict,
+        get(b"/?c=%E2%80%AE"),
+        "reject bidi_control@query_value[c]:reject+0",
+    );
+    // CVE-2024-4577: the soft hyphen that best-fits to '-'.
+    // On the wire it is the single byte AD: a stray continuation byte in UTF-8.
+    check(
+        &strict,
+        get(b"/php-cgi/php-cgi.exe?%ADd+allow_url_include%3d1"),
+        "reject unexpected_continuation@query_key[\u{FFFD}d allow_url_include=1]:reject+0",
+    );
+    // As the character U+00AD it is text by default and a lookalike of '-' for Windows.
+    check(
+        &strict,
+        get(b"/php-cgi/php-cgi.exe?%C2%ADd+allow_url_include%3d1"),
+        "allow lookalike@query_key[\u{AD}d allow_url_include=1]:log+0",
+    );
+    check(
+        &Profile::windows_backend(),
+        get(b"/php-cgi/php-cgi.exe?%C2%ADd+allow_url_include%3d1"),
+        "reject lookalike@query_key[\u{AD}d allow_url_include=1]:reject+0",
+    );
+}
+
+#[test]
+fn every_check_in_its_locations() {
+    let strict = Profile::strict();
+    check(&strict, get(b"/a%00b"), "reject nul@path:reject+2");
+    check(
+        &strict,
+        get(b"/?q=a%0d%0aSet-Cookie:x"),
+        "reject control@query_value[q]:reject+1 control@query_value[q]:reject+2",
+    );
+    check(
+        &strict,
+        post("text/plain", b"line\r\nnext\tcol\x1b[31m"),
+        "allow control@body:log+14",
+    );
+    check(
+        &strict,
+        post("text/plain", "x\u{FDD0}".as_bytes()),
+        "allow noncharacter@body:log+1",
+    );
+    check(
+        &strict,
+        post("application/json", b"{\"a\":\"\\u0000\"}"),
+        "reject nul@json_string[/a]:reject+0",
+    );
+    check(
+        &strict,
+        post("application/json", b"{\"a\":\"\\ud800\"}"),
+        "reject escaped_surrogate@json_string[/a]:reject+0",
+    );
+    check(
+        &strict,
+        post("application/json", b"{\"a\":1,}"),
+        "reject malformed_body@body:reject+7",
+    );
+    check(
+        &strict,
+        post("application/json", b"{\"a\\/b\":\"x\xC0\xAE\"}"),
+        "reject overlong@json_string[/a~1b]:reject+1",
+    );
+    check(
+        &strict,
+        post("text/plain; charset=iso-8859-1", b"caf\xE9"),
+        "reject foreign_charset@body:reject+0",
+    );
+    check(
+        &strict,
+        post("application/x-www-form-urlencoded", b"a=%252e%252e"),
+        "reject double_encoding@form_value[a]:reject+0 traversal@form_value[a]:reject+0 double_encoding@form_value[a]:reject+3",
+    );
+    check(
+        &strict,
+        post("text/plain", "a\u{FEFF}b".as_bytes()),
+        "allow misplaced_bom@body:log+1",
+    );
+    check(
+        &strict,
+        get(b"/?q=a%EF%BB%BFb"),
+        "reject misplaced_bom@query_value[q]:reject+1",
+    );
+    check(
+        &strict,
+        post("text/plain", "e\u{301}".repeat(1).as_bytes()),
+        "sanitize not_nfc@body:normalize+0",
+    );
+    check(
+        &strict,
+        post(
+            "text/plain",
+            format!("a{}", "\u{301}".repeat(31)).as_bytes(),
+        ),
+        "reject not_nfc@body:normalize+0 excessive_combining@body:reject+1",
+    );
+    check(&strict, get(b"/a/./b"), "reject dot_segment@path:reject+3");
+    check(
+        &strict,
+        get(b"/files/%2e%2e/etc"),
+        "reject dot_segment@path:reject+7",
+    );
+    check(
+        &strict,
+        get("/a/\u{FF0E}\u{FF0E}\u{FF0F}b"
+            .replace('\u{FF0E}', "%EF%BC%8E")
+            .replace('\u{FF0F}', "%EF%BC%8F")
+            .as_bytes()),
+        "reject lookalike@path:log+3 traversal@path:reject+3 lookalike@path:log+6 lookalike@path:log+9",
+    );
+    let multipart = b"--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"..\xC0\xAF..\xC0\xAFboot.ini\"\r\n\r\nx\r\n--b--\r\n";
+    check(
+        &strict,
+        post("multipart/form-data; boundary=b", multipart),
+        "reject overlong@multipart_filename[f]:reject+2 traversal@multipart_filename[f]:reject+2 overlong@multipart_filename[f]:reject+6",
+    );
+    let multipart = b"--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"../../etc/passwd\"\r\n\r\nx\r\n--b--\r\n";
+    check(
+        &strict,
+        post("multipart/form-data; boundary=b", multipart),
+        "reject dot_segment@multipart_filename[f]:reject+0",
+    );
+    let binary = b"--b\r\nContent-Disposition: form-data; name=\"img\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\xFF\xFE\r\n--b--\r\n";
+    check(
+        &strict,
+        post("multipart/form-data; boundary=b", binary),
+        "allow",
+    );
+    check(
+        &strict,
+        post("application/octet-stream", b"\xFF\xFE"),
+        "allow",
+    );
+    check(
+        &strict,
+        post("application/octet-stream", b"\xFF\xFE").mode(utf8gate_policy::Mode::Scan),
+        "reject invalid_byte@body:reject+0 invalid_byte@body:reject+1",
+    );
+}
+
+#[test]
+fn profiles_decide_differently() {
+    let cesu = post("text/plain", b"\xEF\xBB\xBFsmile \xED\xA0\xBD\xED\xB8\x80");
+    check(
+        &Profile::strict(),
+        cesu.clone(),
+        "reject bom@body:strip+0 cesu8_pair@body:reject+9",
+    );
+    check(
+        &Profile::lossy(),
+        cesu.clone(),
+        "sanitize bom@body:log+0 cesu8_pair@body:replace+9",
+    );
+    let monitor = Profile::built_in("monitor").unwrap();
+    check(
+        &monitor,
+        cesu.clone(),
+        "reject bom@body:strip+0 cesu8_pair@body:reject+9",
+    );
+    let e = evaluate(&monitor, &cesu);
+    assert!(!e.verdict.enforced && e.sanitized.is_none());
+    let repair = Profile::from_toml(
+        "name = \"repair\"\n[actions.cesu8_pair]\ndefault = \"repair\"\n",
+        "t",
+    )
+    .unwrap();
+    let e = evaluate(&repair, &cesu);
+    assert_eq!(e.sanitized.unwrap().body, "smile 😀".as_bytes());
+}
+
+#[test]
+fn limits_bound_the_work() {
+    let mut p = Profile::strict();
+    p.limits.max_findings = 3;
+    let e = evaluate(&p, &post("text/plain", &[0xFF; 100]));
+    assert_eq!(e.verdict.findings.len(), 3);
+    assert!(e.verdict.findings_truncated);
+    assert_eq!(e.verdict.counts["invalid_byte"], 100);
+    p.limits.max_json_depth = 4;
+    check(
+        &p,
+        post("application/json", b"[[[[[1]]]]]"),
+        "reject limit_exceeded@body:reject+4",
+    );
+    p.limits.max_parameters = 2;
+    check(
+        &p,
+        get(b"/?a&b&c"),
+        "reject limit_exceeded@query_key:reject+0",
+    );
+    p.limits.max_multipart_parts = 1;
+    check(
+        &p,
+        post(
+            "multipart/form-data; boundary=b",
+            b"--b\r\n\r\nx\r\n--b\r\n\r\ny\r\n--b--",
+        ),
+        "reject limit_exceeded@body:reject+0",
+    );
+}
