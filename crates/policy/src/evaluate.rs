@@ -40,6 +40,10 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
     let mut edits = Vec::new();
     for field in &decomposed.fields {
         verdict.bytes_inspected += field.bytes.len() as u64;
+        *verdict
+            .bytes_by_location
+            .entry(field.location.part.class().as_str().to_string())
+            .or_default() += field.bytes.len() as u64;
         if let Some(new_bytes) = check_and_rewrite(profile, &options, field, &mut verdict) {
             let encoded = rewrite::encode(field.encoding, &new_bytes);
             edits.push((field.container, field.span.clone(), encoded));
@@ -130,36 +134,42 @@ fn check_and_rewrite(
 }
 
 /// Accumulates findings up to the cap, counts and the reject flag.
-struct Collector<'p> {
-    profile: &'p Profile,
+pub(crate) struct Collector<'p> {
+    pub(crate) profile: &'p Profile,
     findings: Vec<Finding>,
     truncated: bool,
     counts: BTreeMap<String, u64>,
-    reject: bool,
+    pub(crate) reject: bool,
+    /// Some finding's action rewrites (used by scans, which never rewrite).
+    pub(crate) would_rewrite: bool,
     normalized: bool,
-    bytes_inspected: u64,
+    pub(crate) bytes_inspected: u64,
+    pub(crate) bytes_by_location: BTreeMap<String, u64>,
 }
 
 impl<'p> Collector<'p> {
-    fn new(profile: &'p Profile) -> Collector<'p> {
+    pub(crate) fn new(profile: &'p Profile) -> Collector<'p> {
         Collector {
             profile,
             findings: Vec::new(),
             truncated: false,
             counts: BTreeMap::new(),
             reject: false,
+            would_rewrite: false,
             normalized: false,
             bytes_inspected: 0,
+            bytes_by_location: BTreeMap::new(),
         }
     }
 
-    fn add(&mut self, location: &Location, raw: RawFinding, prefix: &str) {
+    pub(crate) fn add(&mut self, location: &Location, raw: RawFinding, prefix: &str) {
         let action = self.profile.action(raw.kind, location.part);
         self.add_with(location, raw, action, prefix);
     }
 
     fn add_with(&mut self, location: &Location, raw: RawFinding, action: Action, prefix: &str) {
         self.reject |= action == Action::Reject;
+        self.would_rewrite |= action.rewrites() && raw.fix != checks::Fix::None;
         *self
             .counts
             .entry(raw.kind.as_str().to_string())
@@ -181,7 +191,7 @@ impl<'p> Collector<'p> {
         });
     }
 
-    fn finish(self, decision: Decision, enforced: bool) -> Verdict {
+    pub(crate) fn finish(self, decision: Decision, enforced: bool) -> Verdict {
         Verdict {
             decision,
             enforced,
@@ -191,6 +201,7 @@ impl<'p> Collector<'p> {
             counts: self.counts,
             normalized: self.normalized,
             bytes_inspected: self.bytes_inspected,
+            bytes_by_location: self.bytes_by_location,
         }
     }
 }

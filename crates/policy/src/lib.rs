@@ -30,6 +30,7 @@ mod location;
 mod profile;
 mod request;
 mod rewrite;
+mod stream;
 mod verdict;
 
 pub use checks::lookalike::Table as LookalikeTable;
@@ -38,7 +39,11 @@ pub use finding::{Action, Finding, FindingKind, Severity};
 pub use location::{Location, LocationClass, Part};
 pub use profile::{Limits, Profile, ProfileError, Rule};
 pub use request::{ContentType, Mode, Request};
+pub use stream::BodyScan;
 pub use verdict::{Decision, Verdict};
+
+/// The Unicode version of the normalization data (major, minor, update).
+pub const UNICODE_VERSION: (u8, u8, u8) = unicode_normalization::UNICODE_VERSION;
 
 /// NFC checking and normalization as the policy does them, for benchmarks and callers.
 pub mod nfc {

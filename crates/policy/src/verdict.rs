@@ -49,6 +49,9 @@ pub struct Verdict {
     pub normalized: bool,
     /// Bytes of field content inspected (after decoding layers).
     pub bytes_inspected: u64,
+    /// The same, by location class (`path`, `query`, `header`, `form`, `json`, `multipart`,
+    /// `body`).
+    pub bytes_by_location: BTreeMap<String, u64>,
 }
 
 impl Verdict {

@@ -1,5 +1,5 @@
 //! Deterministic benchmark corpora: the same bytes on every run and every machine.
-#![allow(unreachable_pub)]
+#![allow(unreachable_pub, dead_code)]
 
 /// The scripts measured, by name.
 pub const SCRIPTS: [&str; 6] = ["ascii-json", "latin", "cyrillic", "cjk", "emoji", "mixed"];

@@ -119,10 +119,11 @@ pub(crate) fn nonstarter_run_over(text: &str, limit: usize) -> Option<(usize, us
     let mut i = 0;
     while i < bytes.len() {
         if skip && idle {
+            let has_lead = |cp| tables.props(cp).lead() > 0;
             let found = if tables.filter_exact {
-                find::<true>(bytes, i, |cp| tables.props(cp).lead() > 0)
+                find::<LEADS>(bytes, i, has_lead)
             } else {
-                find::<false>(bytes, i, |cp| tables.props(cp).lead() > 0)
+                find::<PLAIN>(bytes, i, has_lead)
             };
             let Some(p) = found else {
                 return None;
@@ -189,10 +190,11 @@ struct Run {
 /// the end). `from` must be 0 or the start of an inert character.
 fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    let hit = if tables.filter_exact {
-        find::<true>(bytes, from, |cp| tables.is_not_inert(cp))
-    } else {
-        find::<false>(bytes, from, |cp| tables.is_not_inert(cp))
+    let not_inert = |cp| tables.is_not_inert(cp);
+    let hit = match tables.filter {
+        SEQUENCES => find::<SEQUENCES>(bytes, from, not_inert),
+        LEADS => find::<LEADS>(bytes, from, not_inert),
+        _ => find::<PLAIN>(bytes, from, not_inert),
     }?;
     // Everything in `from..hit` is inert, so the character before `hit` is a boundary.
     let start = if hit > from {
@@ -230,46 +232,105 @@ fn region_difference(region: &str) -> Option<usize> {
 }
 
 /// Bytes tested at a time by the prefilter of [`find`].
-const CHUNK: usize = 32;
+const BLOCK: usize = 64;
+
+/// Bytes after a block that the sequence filter may read (the rest of a 3-byte character).
+const LOOKAHEAD: usize = 2;
+
+/// A block with its lookahead.
+type Window = [u8; BLOCK + LOOKAHEAD];
+
+/// [`find`]'s filter: flag every byte not below `0xCC`.
+const PLAIN: u8 = 0;
+/// [`find`]'s filter: flag every byte not below `0xCC` except the lead bytes in
+/// [`SKIPPED_LEADS`].
+const LEADS: u8 = 1;
+/// [`find`]'s filter: flag the lead bytes of possibly non-inert characters, see
+/// [`may_be_not_inert`].
+const SEQUENCES: u8 = 2;
 
 /// Whether `b` starts a character the tables must be asked about: it is not below `0xCC` (so
-/// not ASCII, not U+0080..U+02FF, not a continuation byte), and not a lead byte whose whole
-/// range has no entry in the tables. The skipped lead bytes are [`SKIPPED_LEADS`]; branch-free
-/// so that the chunk loop vectorizes.
+/// not ASCII, not U+0080..U+02FF, not a continuation byte), and not one of the
+/// [`SKIPPED_LEADS`].
 #[inline(always)]
 fn needs_lookup(b: u8) -> bool {
-    (b >= 0xCC)
-        & !((b.wrapping_sub(0xD0) < 2) | (b.wrapping_sub(0xE4) < 6) | (b.wrapping_sub(0xEB) < 3))
+    (b >= 0xCC) & !(in_range(b, 0xD0, 0xD1) | in_range(b, 0xE4, 0xE9) | in_range(b, 0xEB, 0xED))
 }
 
-/// The lead byte ranges that [`needs_lookup`] skips: Cyrillic U+0400..U+047F, Han
-/// U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table skips them only if it has no entry there.
+/// Lead bytes whose every character is inert and has no leading non-starter in its NFKD:
+/// Cyrillic U+0400..U+047F, Han U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table lets [`find`]
+/// skip them only after checking that it has no entry there.
 const SKIPPED_LEADS: [(u8, u8); 3] = [(0xD0, 0xD1), (0xE4, 0xE9), (0xEB, 0xED)];
 
-/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
-/// code point satisfies `hit`. `hit` must be false for U+0000..U+02FF and, with
-/// `SKIP_LEADS`, for every character behind the lead bytes in [`SKIPPED_LEADS`].
+/// `lo <= b <= hi`, as one subtraction and one comparison (vectorizes well).
 #[inline(always)]
-fn find<const SKIP_LEADS: bool>(
-    bytes: &[u8],
-    mut i: usize,
-    hit: impl Fn(u32) -> bool,
-) -> Option<usize> {
-    let test = |b: u8| {
-        if SKIP_LEADS {
-            needs_lookup(b)
-        } else {
-            b >= 0xCC
-        }
-    };
-    // A chunk may end inside a character: its continuation bytes, all below 0xCC, are skipped
-    // at the start of the next chunk, and a character is only ever looked at through its lead.
-    while let Some(chunk) = bytes.get(i..i + CHUNK) {
-        if chunk.iter().fold(false, |any, &b| any | test(b)) {
-            let mut mask = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (k, &b)| m | (u32::from(test(b)) << k));
+fn in_range(b: u8, lo: u8, hi: u8) -> bool {
+    b.wrapping_sub(lo) <= hi - lo
+}
+
+/// Whether the character starting with bytes `b0 b1 b2` may be non-inert. False for bytes
+/// below `0xCC` and the [`SKIPPED_LEADS`], and, looking at the next one or two bytes, for the
+/// inert parts of the ranges that common text uses next to a few non-inert characters: Greek
+/// U+0380..U+03BF but U+0387, Cyrillic U+0480..U+04BF but U+0483..U+0489, punctuation, symbols
+/// and dingbats U+2002..U+203F and U+2140..U+2ABF, CJK punctuation and kana U+3000..U+3FFF but
+/// U+302A..U+302F and U+3099..U+309A, Hangul U+AC00..U+AFFF, full-width and other forms
+/// U+F000..U+FFFF but U+F900..U+FB7F and U+FE20..U+FE2F, emoji and CJK extensions
+/// U+1F000..U+2EFFF. `b2` is only read for 3-byte characters, so any byte may follow a 2-byte
+/// one. When the tables are built, every non-inert character is checked to be flagged; if one
+/// were not, [`find`] would fall back to [`needs_lookup`].
+#[inline(always)]
+fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
+    let lead_clean = in_range(b0, 0xD0, 0xD1) | in_range(b0, 0xE4, 0xE9) | in_range(b0, 0xEB, 0xED);
+    let greek = (b0 == 0xCE) & (b1 != 0x87);
+    let cyrillic = (b0 == 0xD2) & !in_range(b1, 0x83, 0x89);
+    let symbols = (b0 == 0xE2)
+        & (((b1 == 0x80) & (b2 >= 0x82)) | in_range(b1, 0x85, 0x8B) | in_range(b1, 0x8D, 0xAA));
+    let kana = (b0 == 0xE3)
+        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
+    let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
+    let forms =
+        (b0 == 0xEF) & !(in_range(b1, 0xA4, 0xAD) | ((b1 == 0xB8) & in_range(b2, 0xA0, 0xAF)));
+    let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE);
+    (b0 >= 0xCC) & !(lead_clean | greek | cyrillic | symbols | kana | hangul | forms | astral)
+}
+
+/// Whether `FILTER` flags the character starting at `w[k]`.
+#[inline(always)]
+fn flagged<const FILTER: u8>(w: &Window, k: usize) -> bool {
+    match FILTER {
+        PLAIN => w[k] >= 0xCC,
+        LEADS => needs_lookup(w[k]),
+        _ => may_be_not_inert(w[k], w[k + 1], w[k + 2]),
+    }
+}
+
+/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
+/// code point satisfies `hit`. `hit` must be false for every character `FILTER` does not flag
+/// (U+0000..U+02FF for [`PLAIN`]).
+///
+/// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction, the
+/// others are flagged by `FILTER` in a loop LLVM vectorizes, and only the flagged characters
+/// are looked up. A block may end inside a character: its continuation bytes, all below `0xCC`,
+/// are never flagged, and a character is only ever looked at through its lead byte.
+#[inline(always)]
+fn find<const FILTER: u8>(bytes: &[u8], mut i: usize, hit: impl Fn(u32) -> bool) -> Option<usize> {
+    let mut tail: Window = [0; BLOCK + LOOKAHEAD];
+    while i < bytes.len() {
+        let window: &Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
+            Some(w) => w.try_into().ok()?,
+            None => {
+                // The last block, padded with zeros (never flagged; no character is cut).
+                let rest = &bytes[i..];
+                tail = [0; BLOCK + LOOKAHEAD];
+                tail[..rest.len()].copy_from_slice(rest);
+                &tail
+            }
+        };
+        let high = window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC;
+        if high && (0..BLOCK).fold(false, |any, k| any | flagged::<FILTER>(window, k)) {
+            let mut mask = (0..BLOCK).fold(0u64, |m, k| {
+                m | (u64::from(flagged::<FILTER>(window, k)) << k)
+            });
             while mask != 0 {
                 let j = i + mask.trailing_zeros() as usize;
                 if hit(decode(bytes, j).0) {
@@ -278,13 +339,7 @@ fn find<const SKIP_LEADS: bool>(
                 mask &= mask - 1;
             }
         }
-        i += CHUNK;
-    }
-    while i < bytes.len() {
-        if test(bytes[i]) && hit(decode(bytes, i).0) {
-            return Some(i);
-        }
-        i += 1;
+        i += BLOCK;
     }
     None
 }
@@ -391,8 +446,9 @@ impl<T: Copy + PartialEq> Blocks<T> {
 struct NfcTables {
     /// Bit `cp & 63` of a block is set when `cp` is not inert.
     not_inert: Blocks<u64>,
-    /// Whether [`find`] may skip the lead bytes of [`SKIPPED_LEADS`] (true for Unicode 18).
-    filter_exact: bool,
+    /// The most selective filter of [`find`] that flags every non-inert character
+    /// ([`SEQUENCES`] for Unicode 18).
+    filter: u8,
 }
 
 impl NfcTables {
@@ -404,11 +460,27 @@ impl NfcTables {
                 mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
             })
         });
-        let filter_exact = not_inert.skipped_leads_are_empty();
-        Self {
-            not_inert,
-            filter_exact,
-        }
+        let sequences_exact = (0..=0x10_FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| !is_inert(c))
+            .all(|c| {
+                let mut utf8 = [0; 4];
+                let b = c.encode_utf8(&mut utf8).as_bytes();
+                match *b {
+                    // Whatever follows a 2-byte character.
+                    [b0, b1] => (0..=u8::MAX).all(|b2| may_be_not_inert(b0, b1, b2)),
+                    [b0, b1, b2, ..] => may_be_not_inert(b0, b1, b2),
+                    _ => false,
+                }
+            });
+        let filter = if sequences_exact {
+            SEQUENCES
+        } else if not_inert.skipped_leads_are_empty() {
+            LEADS
+        } else {
+            PLAIN
+        };
+        Self { not_inert, filter }
     }
 
     /// Whether `cp` is not inert.
@@ -587,7 +659,11 @@ mod tests {
         for c in scalars() {
             assert_eq!(tables.is_not_inert(c as u32), !is_inert(c), "{c:?}");
         }
-        assert!(tables.filter_exact, "the skipped lead bytes are all inert");
+        assert_eq!(
+            tables.filter, SEQUENCES,
+            "the sequence filter flags every non-inert char"
+        );
+        assert!(tables.not_inert.skipped_leads_are_empty());
     }
 
     /// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and

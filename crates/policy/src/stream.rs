@@ -1,0 +1,157 @@
+//! Streaming scan of a body too large to buffer: the codec's findings, the signature and NUL
+//! bytes, in bounded memory, as a verdict of the same shape as [`evaluate`](crate::evaluate)'s.
+//!
+//! Everything else (NFC, controls, lookalikes, structure) needs the whole field and runs only
+//! on buffered bodies; the verdict says which checks ran through its findings' kinds only.
+
+use utf8gate_codec::{Malformation, StreamValidator};
+
+use crate::checks::{Fix, RawFinding};
+use crate::evaluate::Collector;
+use crate::finding::FindingKind;
+use crate::location::{Location, Part};
+use crate::profile::Profile;
+use crate::verdict::{Decision, Verdict};
+
+/// A body scanned chunk by chunk.
+pub struct BodyScan<'p> {
+    validator: StreamValidator,
+    collector: Collector<'p>,
+    location: Location,
+    head: Vec<u8>,
+    offset: usize,
+}
+
+impl<'p> BodyScan<'p> {
+    /// A scan under `profile`.
+    pub fn new(profile: &'p Profile) -> BodyScan<'p> {
+        BodyScan {
+            validator: StreamValidator::new(),
+            collector: Collector::new(profile),
+            location: Location::part(Part::Body),
+            head: Vec::with_capacity(4),
+            offset: 0,
+        }
+    }
+
+    /// Feeds the next chunk.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if self.head.len() < 3 {
+            let take = chunk.len().min(3 - self.head.len());
+            self.head.extend_from_slice(&chunk[..take]);
+            if self.head.len() == 3 && self.head == utf8gate_codec::UTF8_BOM {
+                let raw = RawFinding::new(
+                    FindingKind::Bom,
+                    0,
+                    &utf8gate_codec::UTF8_BOM,
+                    Fix::Char(0..3),
+                    Some("U+FEFF".into()),
+                    "byte order mark (signature) at the start of a body".into(),
+                );
+                self.collector.add(&self.location, raw, "");
+            }
+        }
+        for (i, _) in chunk.iter().enumerate().filter(|(_, b)| **b == 0) {
+            let raw = RawFinding::new(
+                FindingKind::Nul,
+                self.offset + i,
+                &[0],
+                Fix::None,
+                Some("U+0000".into()),
+                "NUL character".into(),
+            );
+            self.collector.add(&self.location, raw, "");
+        }
+        self.offset += chunk.len();
+        let (collector, location) = (&mut self.collector, &self.location);
+        self.validator
+            .feed(chunk, |m| add_malformation(collector, location, &m));
+    }
+
+    /// Ends the scan and returns the verdict. A scan never rewrites, so the decision is
+    /// `reject` or `allow` (`sanitize` where a finding's action would rewrite).
+    pub fn finish(self) -> Verdict {
+        let BodyScan {
+            validator,
+            mut collector,
+            location,
+            ..
+        } = self;
+        let summary = validator.finish(|m| add_malformation(&mut collector, &location, &m));
+        collector.bytes_inspected = summary.bytes as u64;
+        collector
+            .bytes_by_location
+            .insert("body".into(), summary.bytes as u64);
+        let decision = if collector.reject {
+            Decision::Reject
+        } else if collector.would_rewrite {
+            Decision::Sanitize
+        } else {
+            Decision::Allow
+        };
+        let enforced = !collector.profile.monitor;
+        collector.finish(decision, enforced)
+    }
+}
+
+fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malformation) {
+    let lax = m.lax_scalar().map(utf8gate_codec::format_scalar);
+    let fix = Fix::Malformed {
+        range: m.range(),
+        repair_to: m.lax_char(),
+    };
+    collector.add(
+        location,
+        RawFinding::new(
+            FindingKind::from_malformed(m.kind()),
+            m.offset(),
+            m.bytes(),
+            fix.clone(),
+            lax.clone(),
+            m.message(),
+        ),
+        "",
+    );
+    if m.lax_scalar() == Some(0) {
+        collector.add(
+            location,
+            RawFinding::new(
+                FindingKind::Nul,
+                m.offset(),
+                m.bytes(),
+                fix,
+                lax,
+                "NUL disguised as an overlong form".into(),
+            ),
+            "",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BodyScan;
+    use crate::{Decision, Profile, Request, evaluate};
+
+    #[test]
+    fn streaming_matches_buffered_codec_findings() {
+        let body = b"\xEF\xBB\xBFok \xC0\xAE then \xED\xA0\x80 and \xE2\x82";
+        let profile = Profile::strict();
+        let mut scan = BodyScan::new(&profile);
+        for chunk in body.chunks(2) {
+            scan.feed(chunk);
+        }
+        let streamed = scan.finish();
+        let buffered = evaluate(
+            &profile,
+            &Request::new("POST", b"/")
+                .header("Content-Type", b"text/plain")
+                .body(body),
+        )
+        .verdict;
+        assert_eq!(streamed.decision, Decision::Reject);
+        assert_eq!(streamed.counts, buffered.counts);
+        assert_eq!(streamed.findings, buffered.findings);
+        assert_eq!(streamed.bytes_inspected, body.len() as u64);
+    }
+}

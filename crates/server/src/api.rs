@@ -1,0 +1,206 @@
+//! The API listener: `/v1/scan`, `/v1/sanitize`, and the authorization routes.
+
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, post};
+use http_body_util::BodyExt;
+use serde::Deserialize;
+use utf8gate_policy::{BodyScan, ContentType, Decision, Mode, Profile, Verdict};
+
+use crate::problem::Problem;
+use crate::state::{AppState, read_body};
+
+/// `?profile=NAME`.
+#[derive(Debug, Deserialize)]
+pub struct ProfileParam {
+    profile: Option<String>,
+}
+
+/// The API router.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/v1/scan", post(scan))
+        .route("/v1/sanitize", post(sanitize))
+        .route("/authz/envoy", any(crate::authz::envoy))
+        .route("/authz/envoy/{*path}", any(crate::authz::envoy))
+        .route("/authz/forward", any(crate::authz::forward))
+        .route("/openapi.json", axum::routing::get(openapi))
+        .with_state(state)
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], crate::OPENAPI).into_response()
+}
+
+fn unknown_profile(name: Option<&str>, id: &str) -> Response {
+    Problem::new(
+        StatusCode::BAD_REQUEST,
+        "unknown-profile",
+        "Unknown profile",
+        format!("no profile named {:?}", name.unwrap_or_default()),
+        id,
+    )
+    .into_response()
+}
+
+/// The upload as a policy request: only its body and content type are evaluated, never the
+/// API call's own path and headers.
+fn upload(content_type: Option<&HeaderValue>, body: &[u8]) -> utf8gate_policy::Request {
+    let mut r = utf8gate_policy::Request::new("POST", b"/").mode(Mode::Scan);
+    if let Some(ct) = content_type {
+        r.headers
+            .push(("content-type".into(), ct.as_bytes().to_vec()));
+    }
+    r.body = body.to_vec();
+    r
+}
+
+fn streamable(content_type: Option<&HeaderValue>) -> bool {
+    content_type.is_none_or(|v| {
+        let ct = ContentType::parse(v.as_bytes());
+        let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
+        plain
+            && ct
+                .charset()
+                .is_none_or(|c| matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii"))
+    })
+}
+
+fn verdict_response(verdict: &Verdict, id: &str) -> Response {
+    let mut response = (StatusCode::OK, axum::Json(verdict)).into_response();
+    decision_headers(&mut response, verdict.decision, id);
+    response
+}
+
+/// Sets `utf8gate-decision` and `utf8gate-request-id`.
+pub fn decision_headers(response: &mut Response, decision: Decision, id: &str) {
+    let headers = response.headers_mut();
+    headers.insert(crate::DECISION, HeaderValue::from_static(decision.as_str()));
+    if let Ok(v) = HeaderValue::from_str(id) {
+        headers.insert(crate::REQUEST_ID, v);
+    }
+}
+
+/// `POST /v1/scan`: the verdict for the body. Text and octet-stream bodies are validated as
+/// they stream in: up to `max_body_bytes` they get every check; beyond that, the streaming
+/// checks (codec, signature, NUL) run in bounded memory up to `max_scan_bytes`.
+async fn scan(
+    State(state): State<AppState>,
+    Query(params): Query<ProfileParam>,
+    request: Request,
+) -> Response {
+    let started = Instant::now();
+    let (parts, body) = request.into_parts();
+    let id = state.request_id(&parts.headers);
+    let Some(profile) = state.profile(params.profile.as_deref()) else {
+        return unknown_profile(params.profile.as_deref(), &id);
+    };
+    let content_type = parts.headers.get(header::CONTENT_TYPE);
+    let verdict = if streamable(content_type) {
+        match stream_scan(&state, profile, content_type, body, &id).await {
+            Ok(v) => v,
+            Err(p) => return refused(&state, p, started),
+        }
+    } else {
+        let bytes = match read_body(&state, body, state.config.max_body_bytes, &id).await {
+            Ok(b) => b,
+            Err(p) => return refused(&state, p, started),
+        };
+        state
+            .evaluate(profile, upload(content_type, &bytes))
+            .await
+            .verdict
+    };
+    state.audit(Mode::Scan, &id, &verdict, 200, started);
+    verdict_response(&verdict, &id)
+}
+
+fn refused(state: &AppState, problem: Problem, started: Instant) -> Response {
+    state
+        .metrics
+        .record_refused(Mode::Scan, "refused", started.elapsed().as_secs_f64());
+    problem.into_response()
+}
+
+async fn stream_scan(
+    state: &AppState,
+    profile: &Profile,
+    content_type: Option<&HeaderValue>,
+    mut body: axum::body::Body,
+    id: &str,
+) -> Result<Verdict, Problem> {
+    let max_scan = state.config.max_scan_bytes;
+    let max_buffer = state.config.max_body_bytes;
+    let mut scan = BodyScan::new(profile);
+    let mut buffer = Some(Vec::new());
+    let mut total: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| Problem::bad_body(id))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total += data.len() as u64;
+        if total > max_scan {
+            state.metrics.body_limit_exceeded();
+            return Err(Problem::too_large(max_scan, id));
+        }
+        scan.feed(&data);
+        if let Some(b) = buffer.as_mut() {
+            if b.len() + data.len() <= max_buffer {
+                b.extend_from_slice(&data);
+            } else {
+                buffer = None;
+            }
+        }
+    }
+    Ok(match buffer {
+        Some(bytes) => {
+            state
+                .evaluate(profile, upload(content_type, &bytes))
+                .await
+                .verdict
+        }
+        None => scan.finish(),
+    })
+}
+
+/// `POST /v1/sanitize`: the sanitized body with the same content type, or 422 with the verdict.
+async fn sanitize(
+    State(state): State<AppState>,
+    Query(params): Query<ProfileParam>,
+    request: Request,
+) -> Response {
+    let started = Instant::now();
+    let (parts, body) = request.into_parts();
+    let id = state.request_id(&parts.headers);
+    let Some(profile) = state.profile(params.profile.as_deref()) else {
+        return unknown_profile(params.profile.as_deref(), &id);
+    };
+    let bytes = match read_body(&state, body, state.config.max_body_bytes, &id).await {
+        Ok(b) => b,
+        Err(p) => return refused(&state, p, started),
+    };
+    let content_type = parts.headers.get(header::CONTENT_TYPE).cloned();
+    let evaluation = state
+        .evaluate(profile, upload(content_type.as_ref(), &bytes))
+        .await;
+    let verdict = evaluation.verdict;
+    if verdict.decision == Decision::Reject && verdict.enforced {
+        state.audit(Mode::Scan, &id, &verdict, 422, started);
+        return Problem::rejected(StatusCode::UNPROCESSABLE_ENTITY, verdict, &id).into_response();
+    }
+    state.audit(Mode::Scan, &id, &verdict, 200, started);
+    let out = evaluation
+        .sanitized
+        .map_or_else(|| bytes.to_vec(), |r| r.body);
+    let mut response = (StatusCode::OK, out).into_response();
+    if let Some(ct) = content_type {
+        response.headers_mut().insert(header::CONTENT_TYPE, ct);
+    }
+    decision_headers(&mut response, verdict.decision, &id);
+    response
+}

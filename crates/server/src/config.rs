@@ -1,0 +1,683 @@
+//! Configuration: the embedded default, a file, `UTF8GATE_*` environment overrides, flags.
+//!
+//! Raw (serde, unknown keys refused, unit-suffixed names) is turned into validated values
+//! (durations, non-zero limits) before any socket is bound. Every error carries the source and,
+//! for files, the line.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use serde::Deserialize;
+use utf8gate_policy::Profile;
+
+/// The embedded default configuration (`config/utf8gate.toml`).
+pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");
+
+/// Why the configuration cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file, environment variable or flag the problem is in.
+    pub source: String,
+    /// 1-based line in a file, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.source, line, self.message),
+            None => write!(f, "{}: {}", self.source, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct Raw {
+    listen: RawListen,
+    upstream: RawUpstream,
+    policy: RawPolicy,
+    limits: RawLimits,
+    authz: RawAuthz,
+    log: RawLog,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawListen {
+    proxy_addr: String,
+    api_addr: String,
+    admin_addr: String,
+}
+
+impl Default for RawListen {
+    fn default() -> RawListen {
+        RawListen {
+            proxy_addr: "127.0.0.1:8080".into(),
+            api_addr: "127.0.0.1:8081".into(),
+            admin_addr: "127.0.0.1:9090".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawUpstream {
+    url: String,
+    connect_timeout_seconds: f64,
+    response_timeout_seconds: f64,
+}
+
+impl Default for RawUpstream {
+    fn default() -> RawUpstream {
+        RawUpstream {
+            url: String::new(),
+            connect_timeout_seconds: 2.0,
+            response_timeout_seconds: 30.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawPolicy {
+    profile: String,
+    profile_files: Vec<String>,
+    reject_status: u16,
+    authz_deny_status: u16,
+}
+
+impl Default for RawPolicy {
+    fn default() -> RawPolicy {
+        RawPolicy {
+            profile: "strict".into(),
+            profile_files: Vec::new(),
+            reject_status: 400,
+            authz_deny_status: 403,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawLimits {
+    max_header_bytes: u64,
+    max_body_bytes: u64,
+    max_scan_bytes: u64,
+    header_read_timeout_seconds: f64,
+    request_timeout_seconds: f64,
+    max_concurrent_requests: u64,
+    shutdown_grace_seconds: f64,
+    max_json_depth: u64,
+    max_multipart_parts: u64,
+}
+
+impl Default for RawLimits {
+    fn default() -> RawLimits {
+        RawLimits {
+            max_header_bytes: 65_536,
+            max_body_bytes: 8 << 20,
+            max_scan_bytes: 1 << 30,
+            header_read_timeout_seconds: 10.0,
+            request_timeout_seconds: 60.0,
+            max_concurrent_requests: 1024,
+            shutdown_grace_seconds: 30.0,
+            max_json_depth: 64,
+            max_multipart_parts: 100,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawAuthz {
+    trusted_peers: Vec<String>,
+}
+
+impl Default for RawAuthz {
+    fn default() -> RawAuthz {
+        RawAuthz {
+            trusted_peers: vec!["127.0.0.0/8".into(), "::1/128".into()],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawLog {
+    format: String,
+    level: String,
+}
+
+impl Default for RawLog {
+    fn default() -> RawLog {
+        RawLog {
+            format: "json".into(),
+            level: "info".into(),
+        }
+    }
+}
+
+/// An IP network in CIDR notation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    /// Parses `10.0.0.0/8`, `::1/128` or a bare address.
+    pub fn parse(text: &str) -> Option<Cidr> {
+        let (addr, prefix) = match text.split_once('/') {
+            Some((a, p)) => (a.parse::<IpAddr>().ok()?, p.parse::<u8>().ok()?),
+            None => {
+                let a = text.parse::<IpAddr>().ok()?;
+                (a, if a.is_ipv4() { 32 } else { 128 })
+            }
+        };
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        (prefix <= max).then_some(Cidr { addr, prefix })
+    }
+
+    /// `true` if `ip` is in this network (IPv4-mapped IPv6 addresses match IPv4 networks).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable.
+    Pretty,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Proxy listener address.
+    pub proxy_addr: SocketAddr,
+    /// API listener address.
+    pub api_addr: SocketAddr,
+    /// Admin listener address.
+    pub admin_addr: SocketAddr,
+    /// Upstream base URL (`http://host:port`), if proxying.
+    pub upstream: Option<String>,
+    /// Upstream connect timeout.
+    pub connect_timeout: Duration,
+    /// Upstream response-head timeout.
+    pub response_timeout: Duration,
+    /// Default profile name.
+    pub profile: String,
+    /// Every profile by name: the built-ins and the loaded ones, with the limits applied.
+    pub profiles: BTreeMap<String, Profile>,
+    /// Status of a rejected proxied request.
+    pub reject_status: u16,
+    /// Status of a denied authorization check.
+    pub authz_deny_status: u16,
+    /// Largest request head.
+    pub max_header_bytes: usize,
+    /// Largest buffered body.
+    pub max_body_bytes: usize,
+    /// Largest scanned body.
+    pub max_scan_bytes: u64,
+    /// Time to receive the request head.
+    pub header_read_timeout: Duration,
+    /// Time to handle one request.
+    pub request_timeout: Duration,
+    /// Requests handled at once per listener.
+    pub max_concurrent_requests: usize,
+    /// Drain time on shutdown.
+    pub shutdown_grace: Duration,
+    /// Peers trusted by `/authz/forward`.
+    pub trusted_peers: Vec<Cidr>,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Log level or filter directive.
+    pub log_level: String,
+}
+
+/// Command-line values that override the configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--upstream`.
+    pub upstream: Option<String>,
+    /// `--proxy-addr`.
+    pub proxy_addr: Option<String>,
+    /// `--api-addr`.
+    pub api_addr: Option<String>,
+    /// `--admin-addr`.
+    pub admin_addr: Option<String>,
+    /// `--profile`.
+    pub profile: Option<String>,
+}
+
+impl Config {
+    /// The embedded default.
+    pub fn default_config() -> Config {
+        Config::load(
+            DEFAULT_TOML,
+            "embedded default",
+            &[],
+            &Overrides::default(),
+            &|_| None,
+        )
+        .unwrap_or_else(|e| panic!("the embedded default configuration is invalid: {e}"))
+    }
+
+    /// Builds the configuration from TOML text (`source` names it), environment variables
+    /// (`UTF8GATE_*` pairs) and flags. `read_file` reads profile files (the only I/O, passed
+    /// in so tests need no files).
+    pub fn load(
+        text: &str,
+        source: &str,
+        env: &[(String, String)],
+        overrides: &Overrides,
+        read_file: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let mut value: toml::Table =
+            toml::from_str(text).map_err(|e| toml_error(&e, text, source))?;
+        for (name, raw) in env {
+            apply_env(&mut value, name, raw)?;
+        }
+        let raw: Raw =
+            toml::Value::Table(value.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    // Point at the key in the file when the value came from there.
+                    let key = e
+                        .message()
+                        .split('`')
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_string();
+                    ConfigError {
+                        source: source.to_string(),
+                        line: (!key.is_empty()).then(|| line_of(text, &key)).flatten(),
+                        message: e.message().to_string(),
+                    }
+                })?;
+        validate(raw, source, text, overrides, read_file)
+    }
+}
+
+fn toml_error(e: &toml::de::Error, text: &str, source: &str) -> ConfigError {
+    ConfigError {
+        source: source.to_string(),
+        line: e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+        message: e.message().to_string(),
+    }
+}
+
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map(|i| i + 1)
+}
+
+const SECTIONS: [&str; 6] = ["listen", "upstream", "policy", "limits", "authz", "log"];
+
+fn apply_env(table: &mut toml::Table, name: &str, raw: &str) -> Result<(), ConfigError> {
+    let err = |message: String| ConfigError {
+        source: format!("environment {name}"),
+        line: None,
+        message,
+    };
+    let rest = name
+        .strip_prefix("UTF8GATE_")
+        .ok_or_else(|| err("not a UTF8GATE_ variable".into()))?
+        .to_ascii_lowercase();
+    let (section, key) = rest
+        .split_once('_')
+        .ok_or_else(|| err("expected UTF8GATE_<SECTION>_<KEY>".into()))?;
+    if !SECTIONS.contains(&section) {
+        return Err(err(format!("unknown section {section:?}")));
+    }
+    // A TOML value if it parses as one (numbers, booleans, arrays), a string otherwise.
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let section = table
+        .entry(section.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    match section {
+        toml::Value::Table(t) => {
+            t.insert(key.to_string(), value);
+            Ok(())
+        }
+        _ => Err(err("the section is not a table".into())),
+    }
+}
+
+fn seconds(
+    value: f64,
+    what: &str,
+    source: &str,
+    text: &str,
+    allow_zero: bool,
+) -> Result<Duration, ConfigError> {
+    let ok = value.is_finite() && (value > 0.0 || (allow_zero && value == 0.0)) && value < 1e9;
+    if ok {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(ConfigError {
+            source: source.to_string(),
+            line: line_of(text, what),
+            message: format!(
+                "{what} must be a number of seconds {}",
+                if allow_zero { ">= 0" } else { "> 0" }
+            ),
+        })
+    }
+}
+
+fn validate(
+    raw: Raw,
+    source: &str,
+    text: &str,
+    overrides: &Overrides,
+    read_file: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let bad = |key: &str, message: String| ConfigError {
+        source: source.to_string(),
+        line: line_of(text, key),
+        message: format!("{key}: {message}"),
+    };
+    let addr = |key: &str, value: &str| -> Result<SocketAddr, ConfigError> {
+        value.parse().map_err(|_| {
+            bad(
+                key,
+                format!("{value:?} is not a socket address (like 127.0.0.1:8080)"),
+            )
+        })
+    };
+    let proxy_addr = addr(
+        "proxy_addr",
+        overrides
+            .proxy_addr
+            .as_deref()
+            .unwrap_or(&raw.listen.proxy_addr),
+    )?;
+    let api_addr = addr(
+        "api_addr",
+        overrides
+            .api_addr
+            .as_deref()
+            .unwrap_or(&raw.listen.api_addr),
+    )?;
+    let admin_addr = addr(
+        "admin_addr",
+        overrides
+            .admin_addr
+            .as_deref()
+            .unwrap_or(&raw.listen.admin_addr),
+    )?;
+    let url = overrides.upstream.clone().unwrap_or(raw.upstream.url);
+    let upstream = if url.is_empty() {
+        None
+    } else {
+        let valid = url.strip_prefix("http://").is_some_and(|rest| {
+            let host = rest.trim_end_matches('/');
+            !host.is_empty() && !host.contains(['/', '?', '#', '@'])
+        });
+        if !valid {
+            return Err(bad(
+                "url",
+                format!("{url:?} must be http://host:port (no path, no https)"),
+            ));
+        }
+        Some(url.trim_end_matches('/').to_string())
+    };
+    let l = &raw.limits;
+    let limit = |key: &str, v: u64, min: u64, max: u64| -> Result<u64, ConfigError> {
+        if (min..=max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(bad(key, format!("{v} is outside {min}..={max}")))
+        }
+    };
+    let max_header_bytes = limit("max_header_bytes", l.max_header_bytes, 1024, 1 << 20)? as usize;
+    let max_body_bytes = limit("max_body_bytes", l.max_body_bytes, 1, 1 << 32)? as usize;
+    let max_scan_bytes = limit("max_scan_bytes", l.max_scan_bytes, 1, u64::MAX)?;
+    let max_concurrent_requests = limit(
+        "max_concurrent_requests",
+        l.max_concurrent_requests,
+        1,
+        1 << 20,
+    )? as usize;
+    let max_json_depth = limit("max_json_depth", l.max_json_depth, 1, 10_000)? as usize;
+    let max_multipart_parts =
+        limit("max_multipart_parts", l.max_multipart_parts, 1, 100_000)? as usize;
+    for (key, status) in [
+        ("reject_status", raw.policy.reject_status),
+        ("authz_deny_status", raw.policy.authz_deny_status),
+    ] {
+        if !(400..=499).contains(&status) {
+            return Err(bad(key, format!("{status} is not a 4xx status")));
+        }
+    }
+    let mut profiles = BTreeMap::new();
+    for name in Profile::BUILT_IN {
+        if let Some(p) = Profile::built_in(name) {
+            profiles.insert(name.to_string(), p);
+        }
+    }
+    for file in &raw.policy.profile_files {
+        let text =
+            read_file(file).ok_or_else(|| bad("profile_files", format!("cannot read {file:?}")))?;
+        let p = Profile::from_toml(&text, file).map_err(|e| ConfigError {
+            source: e.source.clone(),
+            line: Some(e.line),
+            message: e.message.clone(),
+        })?;
+        profiles.insert(p.name.clone(), p);
+    }
+    for p in profiles.values_mut() {
+        p.limits.max_json_depth = max_json_depth;
+        p.limits.max_multipart_parts = max_multipart_parts;
+    }
+    let profile = overrides.profile.clone().unwrap_or(raw.policy.profile);
+    if !profiles.contains_key(&profile) {
+        let known: Vec<_> = profiles.keys().cloned().collect();
+        return Err(bad(
+            "profile",
+            format!("unknown profile {profile:?} (known: {})", known.join(", ")),
+        ));
+    }
+    let trusted_peers = raw
+        .authz
+        .trusted_peers
+        .iter()
+        .map(|t| {
+            Cidr::parse(t)
+                .ok_or_else(|| bad("trusted_peers", format!("{t:?} is not an address or CIDR")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let log_format = match raw.log.format.as_str() {
+        "json" => LogFormat::Json,
+        "pretty" => LogFormat::Pretty,
+        other => return Err(bad("format", format!("{other:?} is not json or pretty"))),
+    };
+    Ok(Config {
+        proxy_addr,
+        api_addr,
+        admin_addr,
+        upstream,
+        connect_timeout: seconds(
+            raw.upstream.connect_timeout_seconds,
+            "connect_timeout_seconds",
+            source,
+            text,
+            false,
+        )?,
+        response_timeout: seconds(
+            raw.upstream.response_timeout_seconds,
+            "response_timeout_seconds",
+            source,
+            text,
+            false,
+        )?,
+        profile,
+        profiles,
+        reject_status: raw.policy.reject_status,
+        authz_deny_status: raw.policy.authz_deny_status,
+        max_header_bytes,
+        max_body_bytes,
+        max_scan_bytes,
+        header_read_timeout: seconds(
+            l.header_read_timeout_seconds,
+            "header_read_timeout_seconds",
+            source,
+            text,
+            false,
+        )?,
+        request_timeout: seconds(
+            l.request_timeout_seconds,
+            "request_timeout_seconds",
+            source,
+            text,
+            false,
+        )?,
+        max_concurrent_requests,
+        shutdown_grace: seconds(
+            l.shutdown_grace_seconds,
+            "shutdown_grace_seconds",
+            source,
+            text,
+            true,
+        )?,
+        trusted_peers,
+        log_format,
+        log_level: raw.log.level,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str, env: &[(&str, &str)], o: &Overrides) -> Result<Config, ConfigError> {
+        let env: Vec<_> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::load(text, "test.toml", &env, o, &|_| None)
+    }
+
+    #[test]
+    fn the_embedded_default_equals_the_built_in_defaults() {
+        let from_file = Config::default_config();
+        let from_nothing = load("", &[], &Overrides::default()).unwrap();
+        assert_eq!(format!("{from_file:?}"), format!("{from_nothing:?}"));
+        assert_eq!(from_file.max_body_bytes, 8 << 20);
+        assert_eq!(from_file.upstream, None);
+        assert_eq!(from_file.profiles.len(), 4);
+    }
+
+    #[test]
+    fn precedence_file_env_flags() {
+        let o = Overrides {
+            upstream: Some("http://127.0.0.1:7000".into()),
+            ..Overrides::default()
+        };
+        let c = load(
+            "[upstream]\nurl = \"http://127.0.0.1:5000\"\n[limits]\nmax_body_bytes = 100\n",
+            &[
+                ("UTF8GATE_LIMITS_MAX_BODY_BYTES", "200"),
+                ("UTF8GATE_POLICY_PROFILE", "lossy"),
+            ],
+            &o,
+        )
+        .unwrap();
+        assert_eq!(c.max_body_bytes, 200);
+        assert_eq!(c.profile, "lossy");
+        assert_eq!(c.upstream.as_deref(), Some("http://127.0.0.1:7000"));
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let e = load(
+            "[limits]\n\nmax_bodee_bytes = 1\n",
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert_eq!((e.source.as_str(), e.line), ("test.toml", Some(3)), "{e}");
+        let e = load(
+            "[limits]\nrequest_timeout_seconds = 0\n",
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = load(
+            "[upstream]\nurl = \"https://x\"\n",
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = load("[policy]\nprofile = \"nope\"\n", &[], &Overrides::default()).unwrap_err();
+        assert!(e.message.contains("nope"), "{e}");
+        let e = load("", &[("UTF8GATE_LIMITS_NOPE", "1")], &Overrides::default()).unwrap_err();
+        assert!(e.message.contains("nope"), "{e}");
+        let e = load("", &[("UTF8GATE_NOPE_X", "1")], &Overrides::default()).unwrap_err();
+        assert!(e.source.contains("UTF8GATE_NOPE_X"), "{e}");
+        let e = load(
+            "[listen]\napi_addr = \"localhost\"\n",
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+    }
+
+    #[test]
+    fn cidrs() {
+        let net = Cidr::parse("127.0.0.0/8").unwrap();
+        assert!(net.contains("127.1.2.3".parse().unwrap()));
+        assert!(net.contains("::ffff:127.0.0.1".parse().unwrap()));
+        assert!(!net.contains("10.0.0.1".parse().unwrap()));
+        assert!(
+            Cidr::parse("::1/128")
+                .unwrap()
+                .contains("::1".parse().unwrap())
+        );
+        assert!(
+            Cidr::parse("0.0.0.0/0")
+                .unwrap()
+                .contains("8.8.8.8".parse().unwrap())
+        );
+        assert_eq!(Cidr::parse("1.2.3.4/33"), None);
+        assert_eq!(Cidr::parse("nope"), None);
+    }
+}

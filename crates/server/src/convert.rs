@@ -1,0 +1,91 @@
+//! From HTTP to the policy's transport-neutral request, and back.
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, request::Parts};
+use utf8gate_policy::{Mode, Request};
+
+/// The policy request for a received request: raw path, query and header bytes, the body.
+pub fn to_policy(parts: &Parts, body: &[u8], mode: Mode) -> Request {
+    let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
+    let mut request = Request::new(parts.method.as_str(), target.as_bytes()).mode(mode);
+    request.headers = headers(&parts.headers);
+    request.body = body.to_vec();
+    request
+}
+
+/// Header names and raw values.
+pub fn headers(map: &HeaderMap) -> Vec<(String, Vec<u8>)> {
+    map.iter()
+        .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
+        .collect()
+}
+
+/// A header map from policy headers; `None` if a (rewritten) value cannot be sent.
+pub fn to_header_map(headers: &[(String, Vec<u8>)]) -> Option<HeaderMap> {
+    let mut map = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        map.append(
+            HeaderName::from_bytes(name.as_bytes()).ok()?,
+            HeaderValue::from_bytes(value).ok()?,
+        );
+    }
+    Some(map)
+}
+
+/// The method, or GET if it does not parse.
+pub fn method(text: &str) -> Method {
+    Method::from_bytes(text.as_bytes()).unwrap_or(Method::GET)
+}
+
+/// Hop-by-hop headers (RFC 9110 §7.6.1) plus those the `Connection` header names.
+pub fn strip_hop_by_hop(map: &mut HeaderMap) {
+    let named: Vec<HeaderName> = map
+        .get_all(axum::http::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
+        .collect();
+    for name in named {
+        map.remove(name);
+    }
+    for name in [
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "proxy-authenticate",
+        "proxy-authorization",
+    ] {
+        map.remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_raw_bytes_and_strips_hop_by_hop() {
+        let (parts, _) = axum::http::Request::builder()
+            .uri("/a/%C0%AE?q=%E2%82")
+            .header("x-raw", HeaderValue::from_bytes(b"\xC0\xAE").unwrap())
+            .body(())
+            .unwrap()
+            .into_parts();
+        let r = to_policy(&parts, b"body", Mode::Proxy);
+        assert_eq!(r.path, b"/a/%C0%AE");
+        assert_eq!(r.query.as_deref(), Some(&b"q=%E2%82"[..]));
+        assert_eq!(r.headers, [("x-raw".to_string(), b"\xC0\xAE".to_vec())]);
+        let mut map = HeaderMap::new();
+        map.insert("connection", HeaderValue::from_static("close, x-secret"));
+        map.insert("x-secret", HeaderValue::from_static("1"));
+        map.insert("te", HeaderValue::from_static("trailers"));
+        map.insert("x-keep", HeaderValue::from_static("1"));
+        strip_hop_by_hop(&mut map);
+        assert_eq!(map.len(), 1);
+        assert!(map.contains_key("x-keep"));
+    }
+}

@@ -1,0 +1,124 @@
+//! The `utf8gate` binary: the policy in front of applications.
+//!
+//! Three listeners share one [`AppState`]: the *proxy* (every request evaluated, then forwarded
+//! or rejected), the *api* (scan, sanitize, Envoy and nginx/Traefik authorization checks) and
+//! the *admin* (`/metrics`, `/healthz`, `/readyz`). The same binary scans files from the
+//! command line. `main.rs` only parses arguments; everything else is here so that tests can
+//! build the routers and drive them without sockets.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod admin;
+pub mod api;
+pub mod authz;
+pub mod cli;
+pub mod config;
+pub mod convert;
+pub mod demo;
+pub mod logging;
+pub mod metrics;
+pub mod problem;
+pub mod proxy;
+pub mod serve;
+pub mod state;
+
+use std::process::ExitCode;
+
+use axum::http::HeaderName;
+
+pub use config::Config;
+pub use state::AppState;
+
+/// `utf8gate-decision`: allow, sanitize or reject, on API and authz responses and on sanitized
+/// requests sent upstream.
+pub const DECISION: HeaderName = HeaderName::from_static("utf8gate-decision");
+/// `utf8gate-request-id` on every response.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("utf8gate-request-id");
+/// `x-request-id`: taken from requests when present, sent upstream.
+pub const REQUEST_ID_IN: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
+pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
+/// The three routers with their limits, for a state.
+pub fn routers(state: &AppState) -> (axum::Router, axum::Router, axum::Router) {
+    (
+        serve::with_limits(proxy::router(state.clone()), state),
+        serve::with_limits(api::router(state.clone()), state),
+        admin::router(state.clone()),
+    )
+}
+
+/// `utf8gate serve` and `utf8gate demo`.
+pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
+    let overrides = config::Overrides {
+        upstream: args.upstream.clone(),
+        proxy_addr: args.proxy_addr.clone(),
+        api_addr: args.api_addr.clone(),
+        admin_addr: args.admin_addr.clone(),
+        profile: args.profile.clone(),
+    };
+    let mut config = match cli::load_config(args.config.as_ref(), &overrides) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    logging::init(config.log_format, &config.log_level);
+    let mut listeners = Vec::new();
+    if demo {
+        let echo = match serve::Listener::bind(
+            "demo-upstream",
+            "127.0.0.1:0".parse().expect("address"),
+            demo::echo_router(),
+        )
+        .await
+        {
+            Ok(l) => l,
+            Err(e) => return bind_failed("demo upstream", e),
+        };
+        let addr = echo.local_addr().map(|a| a.to_string()).unwrap_or_default();
+        config.upstream = Some(format!("http://{addr}"));
+        listeners.push(echo);
+    }
+    let state = AppState::new(config);
+    let (proxy, api, admin) = routers(&state);
+    let c = &state.config;
+    if c.upstream.is_some() {
+        match serve::Listener::bind("proxy", c.proxy_addr, proxy).await {
+            Ok(l) => listeners.push(l),
+            Err(e) => return bind_failed("proxy", e),
+        }
+    }
+    for (name, addr, router) in [("api", c.api_addr, api), ("admin", c.admin_addr, admin)] {
+        match serve::Listener::bind(name, addr, router).await {
+            Ok(l) => listeners.push(l),
+            Err(e) => return bind_failed(name, e),
+        }
+    }
+    for l in &listeners {
+        tracing::info!(listener = l.name, addr = %l.local_addr().map(|a| a.to_string()).unwrap_or_default(), profile = c.profile.as_str(), "listening");
+    }
+    if demo {
+        eprintln!(
+            "{}",
+            demo::banner(
+                &c.proxy_addr.to_string(),
+                &c.api_addr.to_string(),
+                &c.admin_addr.to_string()
+            )
+        );
+    }
+    serve::run(
+        listeners,
+        c.max_header_bytes,
+        c.header_read_timeout,
+        c.shutdown_grace,
+        serve::signal(),
+    )
+    .await;
+    ExitCode::SUCCESS
+}
+
+fn bind_failed(name: &str, e: std::io::Error) -> ExitCode {
+    eprintln!("utf8gate: cannot bind the {name} listener: {e}");
+    ExitCode::from(cli::EXIT_UNAVAILABLE)
+}

@@ -1,0 +1,221 @@
+//! Prometheus metrics: `utf8gate_` prefix, base units, `_total` counters, histograms, and labels
+//! only from closed sets (modes, decisions, finding kinds, location classes, error reasons).
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
+};
+use utf8gate_policy::{Mode, Verdict};
+
+/// Every metric utf8gate exports, registered in its own registry.
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    findings: IntCounterVec,
+    inspected_bytes: IntCounterVec,
+    duration: HistogramVec,
+    upstream_duration: Histogram,
+    upstream_errors: IntCounterVec,
+    body_limit_exceeded: IntCounter,
+    in_flight: IntGauge,
+}
+
+/// Why an upstream request failed: the `reason` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpstreamError {
+    /// Connection refused or reset, or any transport failure.
+    Connect,
+    /// No response head within the response timeout.
+    Timeout,
+}
+
+impl UpstreamError {
+    fn label(self) -> &'static str {
+        match self {
+            UpstreamError::Connect => "connect",
+            UpstreamError::Timeout => "timeout",
+        }
+    }
+}
+
+const LATENCY_BUCKETS: [f64; 14] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+fn must<T>(r: prometheus::Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("metric definition: {e}"))
+}
+
+impl Metrics {
+    /// Registers every metric.
+    pub fn new() -> Metrics {
+        let registry = Registry::new_custom(Some("utf8gate".into()), None).unwrap_or_default();
+        let requests = must(IntCounterVec::new(
+            Opts::new(
+                "requests_total",
+                "Requests evaluated, by mode and decision.",
+            ),
+            &["mode", "decision"],
+        ));
+        let findings = must(IntCounterVec::new(
+            Opts::new("findings_total", "Findings, by kind and location class."),
+            &["kind", "location"],
+        ));
+        let inspected_bytes = must(IntCounterVec::new(
+            Opts::new(
+                "inspected_bytes_total",
+                "Bytes inspected, by location class.",
+            ),
+            &["location"],
+        ));
+        let duration = must(HistogramVec::new(
+            HistogramOpts::new(
+                "request_duration_seconds",
+                "Time from request head to response, by mode.",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+            &["mode"],
+        ));
+        let upstream_duration = must(Histogram::with_opts(
+            HistogramOpts::new(
+                "upstream_request_duration_seconds",
+                "Time for the upstream to answer with its head.",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+        ));
+        let upstream_errors = must(IntCounterVec::new(
+            Opts::new(
+                "upstream_errors_total",
+                "Failed upstream requests, by reason.",
+            ),
+            &["reason"],
+        ));
+        let body_limit_exceeded = must(IntCounter::new(
+            "body_limit_exceeded_total",
+            "Bodies refused for size.",
+        ));
+        let in_flight = must(IntGauge::new(
+            "in_flight_requests",
+            "Requests being handled.",
+        ));
+        let build_info = must(IntGaugeVec::new(
+            Opts::new(
+                "build_info",
+                "Always 1; labels carry the version and Unicode version.",
+            ),
+            &["version", "unicode_version"],
+        ));
+        let (major, minor, patch) = utf8gate_policy::UNICODE_VERSION;
+        let unicode = format!("{major}.{minor}.{patch}");
+        build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION"), unicode.as_str()])
+            .set(1);
+        for c in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(findings.clone()),
+            Box::new(inspected_bytes.clone()),
+            Box::new(duration.clone()),
+            Box::new(upstream_duration.clone()),
+            Box::new(upstream_errors.clone()),
+            Box::new(body_limit_exceeded.clone()),
+            Box::new(in_flight.clone()),
+            Box::new(build_info),
+        ] {
+            must(registry.register(c));
+        }
+        #[cfg(target_os = "linux")]
+        must(registry.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        )));
+        Metrics {
+            registry,
+            requests,
+            findings,
+            inspected_bytes,
+            duration,
+            upstream_duration,
+            upstream_errors,
+            body_limit_exceeded,
+            in_flight,
+        }
+    }
+
+    /// Records one evaluated request.
+    pub fn record(&self, mode: Mode, verdict: &Verdict, seconds: f64) {
+        self.requests
+            .with_label_values(&[mode.as_str(), verdict.decision.as_str()])
+            .inc();
+        self.duration
+            .with_label_values(&[mode.as_str()])
+            .observe(seconds);
+        for f in &verdict.findings {
+            self.findings
+                .with_label_values(&[f.kind.as_str(), f.location.part.class().as_str()])
+                .inc();
+        }
+        // Findings beyond the verdict's list are counted by kind, location unknown.
+        if verdict.findings_truncated {
+            let listed = verdict.findings.len() as u64;
+            let total: u64 = verdict.counts.values().sum();
+            self.findings
+                .with_label_values(&["truncated", "unknown"])
+                .inc_by(total.saturating_sub(listed));
+        }
+        for (location, bytes) in &verdict.bytes_by_location {
+            self.inspected_bytes
+                .with_label_values(&[location.as_str()])
+                .inc_by(*bytes);
+        }
+    }
+
+    /// Records a request that ended before a verdict (limits, errors).
+    pub fn record_refused(&self, mode: Mode, decision: &str, seconds: f64) {
+        self.requests
+            .with_label_values(&[mode.as_str(), decision])
+            .inc();
+        self.duration
+            .with_label_values(&[mode.as_str()])
+            .observe(seconds);
+    }
+
+    /// Records the upstream's answer time.
+    pub fn upstream_answered(&self, seconds: f64) {
+        self.upstream_duration.observe(seconds);
+    }
+
+    /// Records an upstream failure.
+    pub fn upstream_failed(&self, reason: UpstreamError) {
+        self.upstream_errors
+            .with_label_values(&[reason.label()])
+            .inc();
+    }
+
+    /// Records a body refused for size.
+    pub fn body_limit_exceeded(&self) {
+        self.body_limit_exceeded.inc();
+    }
+
+    /// The in-flight gauge.
+    pub fn in_flight(&self) -> &IntGauge {
+        &self.in_flight
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut out = Vec::new();
+        if TextEncoder::new()
+            .encode(&self.registry.gather(), &mut out)
+            .is_err()
+        {
+            return String::new();
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}

@@ -1,0 +1,199 @@
+//! The proxy listener: every request is evaluated, then forwarded or rejected.
+//!
+//! The body is buffered (up to `max_body_bytes`) before anything is sent upstream, so no byte
+//! of a rejected request reaches the application. Allowed requests go upstream byte for byte;
+//! sanitized ones go with their rewritten fields, a recomputed Content-Length and
+//! `utf8gate-decision: sanitize`.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use utf8gate_policy::{Decision, Mode};
+
+use crate::convert;
+use crate::metrics::UpstreamError;
+use crate::problem::Problem;
+use crate::state::{AppState, read_body};
+
+/// The proxy router: everything goes to [`handle`].
+pub fn router(state: AppState) -> Router {
+    Router::new().fallback(handle).with_state(state)
+}
+
+async fn handle(State(state): State<AppState>, request: Request) -> Response {
+    let started = Instant::now();
+    let (parts, body) = request.into_parts();
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
+    let id = state.request_id(&parts.headers);
+    let body = match read_body(&state, body, state.config.max_body_bytes, &id).await {
+        Ok(b) => b,
+        Err(p) => {
+            state
+                .metrics
+                .record_refused(Mode::Proxy, "refused", started.elapsed().as_secs_f64());
+            return p.into_response();
+        }
+    };
+    let Some(profile) = state.profile(None) else {
+        return Problem::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Internal error",
+            "no default profile",
+            &id,
+        )
+        .into_response();
+    };
+    let original = convert::to_policy(&parts, &body, Mode::Proxy);
+    let evaluation = state.evaluate(profile, original.clone()).await;
+    let verdict = evaluation.verdict;
+    if verdict.decision == Decision::Reject && verdict.enforced {
+        let status =
+            StatusCode::from_u16(state.config.reject_status).unwrap_or(StatusCode::BAD_REQUEST);
+        state.audit(Mode::Proxy, &id, &verdict, status.as_u16(), started);
+        return Problem::rejected(status, verdict, &id).into_response();
+    }
+    let outgoing = evaluation.sanitized.unwrap_or(original);
+    let response = forward(&state, &parts, outgoing, peer, verdict.decision, &id).await;
+    state.audit(
+        Mode::Proxy,
+        &id,
+        &verdict,
+        response.status().as_u16(),
+        started,
+    );
+    response
+}
+
+async fn forward(
+    state: &AppState,
+    parts: &axum::http::request::Parts,
+    request: utf8gate_policy::Request,
+    peer: Option<SocketAddr>,
+    decision: Decision,
+    id: &str,
+) -> Response {
+    let Some(upstream) = state.config.upstream.as_deref() else {
+        return Problem::new(
+            StatusCode::BAD_GATEWAY,
+            "no-upstream",
+            "No upstream",
+            "no upstream is configured",
+            id,
+        )
+        .into_response();
+    };
+    let target = request.target();
+    let uri = match Uri::try_from([upstream.as_bytes(), &target].concat()) {
+        Ok(uri) => uri,
+        Err(_) => {
+            return Problem::new(
+                StatusCode::BAD_REQUEST,
+                "bad-target",
+                "Bad request target",
+                "the request target cannot be forwarded",
+                id,
+            )
+            .into_response();
+        }
+    };
+    let Some(mut headers) = convert::to_header_map(&request.headers) else {
+        return Problem::new(
+            StatusCode::BAD_REQUEST,
+            "bad-header",
+            "Bad header",
+            "a rewritten header value cannot be sent",
+            id,
+        )
+        .into_response();
+    };
+    convert::strip_hop_by_hop(&mut headers);
+    headers.remove(header::CONTENT_LENGTH);
+    if !request.body.is_empty() || parts.headers.contains_key(header::CONTENT_LENGTH) {
+        headers.insert(
+            header::CONTENT_LENGTH,
+            HeaderValue::from(request.body.len()),
+        );
+    }
+    if let Some(peer) = peer {
+        let ip = peer.ip().to_string();
+        let xff = match parts
+            .headers
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+        {
+            Some(prior) => format!("{prior}, {ip}"),
+            None => ip,
+        };
+        if let Ok(v) = HeaderValue::from_str(&xff) {
+            headers.insert("x-forwarded-for", v);
+        }
+    }
+    headers.insert("x-forwarded-proto", HeaderValue::from_static("http"));
+    if let Some(host) = parts.headers.get(header::HOST) {
+        headers.insert("x-forwarded-host", host.clone());
+    }
+    if decision == Decision::Sanitize {
+        headers.insert(crate::DECISION, HeaderValue::from_static("sanitize"));
+    }
+    if let Ok(v) = HeaderValue::from_str(id) {
+        headers.insert(crate::REQUEST_ID_IN, v);
+    }
+    let mut outgoing = axum::http::Request::new(Body::from(request.body));
+    *outgoing.method_mut() = convert::method(&request.method);
+    *outgoing.uri_mut() = uri;
+    *outgoing.headers_mut() = headers;
+
+    let sent = Instant::now();
+    match tokio::time::timeout(
+        state.config.response_timeout,
+        state.client.request(outgoing),
+    )
+    .await
+    {
+        Ok(Ok(response)) => {
+            state
+                .metrics
+                .upstream_answered(sent.elapsed().as_secs_f64());
+            let (mut parts, body) = response.into_parts();
+            convert::strip_hop_by_hop(&mut parts.headers);
+            if let Ok(v) = HeaderValue::from_str(id) {
+                parts.headers.insert(crate::REQUEST_ID, v);
+            }
+            // Streamed through: an upstream that fails mid-body makes this response fail
+            // too (the connection is reset), never a truncated body passed off as complete.
+            Response::from_parts(parts, Body::new(body))
+        }
+        Ok(Err(e)) => {
+            state.metrics.upstream_failed(UpstreamError::Connect);
+            tracing::warn!(request_id = id, error = %e, "upstream request failed");
+            Problem::new(
+                StatusCode::BAD_GATEWAY,
+                "upstream-unavailable",
+                "Upstream unavailable",
+                "the upstream refused or reset the connection",
+                id,
+            )
+            .into_response()
+        }
+        Err(_) => {
+            state.metrics.upstream_failed(UpstreamError::Timeout);
+            Problem::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream-timeout",
+                "Upstream timeout",
+                "the upstream did not answer in time",
+                id,
+            )
+            .into_response()
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Listeners: accept loops with the HTTP/1 limits (head size, head read timeout), one
+//! middleware stack (load shedding, concurrency limit, request timeout), and graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::ConnectInfo;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tower::ServiceBuilder;
+use tower::util::ServiceExt;
+
+use crate::problem::Problem;
+use crate::state::AppState;
+
+/// Wraps a router in the stack every listener shares, read top to bottom: count in-flight
+/// requests, shed load beyond `max_concurrent_requests` (503 at once, not memory growth), and
+/// bound each request's handling time (408).
+pub fn with_limits(router: Router, state: &AppState) -> Router {
+    let metrics = state.metrics.clone();
+    let timeout = state.config.request_timeout;
+    router.layer(
+        ServiceBuilder::new()
+            .layer(axum::middleware::from_fn(
+                move |req, next: axum::middleware::Next| {
+                    let gauge = metrics.in_flight().clone();
+                    async move {
+                        gauge.inc();
+                        let response = next.run(req).await;
+                        gauge.dec();
+                        response
+                    }
+                },
+            ))
+            .layer(HandleErrorLayer::new(|e: tower::BoxError| async move {
+                if e.is::<tower::load_shed::error::Overloaded>() {
+                    Problem::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "overloaded",
+                        "Overloaded",
+                        "too many requests in flight",
+                        "-",
+                    )
+                    .into_response()
+                } else if e.is::<tower::timeout::error::Elapsed>() {
+                    Problem::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "request-timeout",
+                        "Request timeout",
+                        "the request took too long",
+                        "-",
+                    )
+                    .into_response()
+                } else {
+                    tracing::error!(error = %e, "internal error");
+                    Problem::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "internal",
+                        "Internal error",
+                        "internal error",
+                        "-",
+                    )
+                    .into_response()
+                }
+            }))
+            .load_shed()
+            .concurrency_limit(state.config.max_concurrent_requests)
+            .timeout(timeout),
+    )
+}
+
+/// A bound listener with its router.
+pub struct Listener {
+    /// What it is (for logs): proxy, api, admin, demo-upstream.
+    pub name: &'static str,
+    /// The socket.
+    pub socket: TcpListener,
+    /// What it serves.
+    pub router: Router,
+}
+
+impl Listener {
+    /// Binds `addr`.
+    pub async fn bind(
+        name: &'static str,
+        addr: SocketAddr,
+        router: Router,
+    ) -> std::io::Result<Listener> {
+        Ok(Listener {
+            name,
+            socket: TcpListener::bind(addr).await?,
+            router,
+        })
+    }
+
+    /// The bound address (useful with port 0).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+}
+
+/// Serves every listener until `shutdown` completes, then stops accepting and drains in-flight
+/// connections for at most `grace`.
+pub async fn run(
+    listeners: Vec<Listener>,
+    max_header_bytes: usize,
+    header_timeout: Duration,
+    grace: Duration,
+    shutdown: impl Future<Output = ()>,
+) {
+    let graceful = std::sync::Arc::new(GracefulShutdown::new());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut tasks = Vec::new();
+    for listener in listeners {
+        let graceful = graceful.clone();
+        let mut stop = stop_rx.clone();
+        tasks.push(tokio::spawn(async move {
+            let Listener { name, socket, router } = listener;
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .max_buf_size(max_header_bytes.max(8192));
+            loop {
+                let accepted = tokio::select! {
+                    a = socket.accept() => a,
+                    _ = stop.changed() => break,
+                };
+                let (stream, peer) = match accepted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::warn!(listener = name, error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let service = router.clone().layer(axum::Extension(ConnectInfo(peer))).into_service().map_request(|r: hyper::Request<hyper::body::Incoming>| r.map(axum::body::Body::new));
+                let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        tracing::debug!(listener = name, error = %e, "connection ended with an error");
+                    }
+                });
+            }
+        }));
+    }
+    shutdown.await;
+    tracing::info!("shutting down: no new connections, draining in-flight requests");
+    let _ = stop_tx.send(true);
+    for t in tasks {
+        let _ = t.await;
+    }
+    let Ok(graceful) = std::sync::Arc::try_unwrap(graceful) else {
+        return;
+    };
+    tokio::select! {
+        _ = graceful.shutdown() => tracing::info!("drained"),
+        _ = tokio::time::sleep(grace) => tracing::warn!("drain timeout: closing remaining connections"),
+    }
+}
+
+/// Completes on SIGTERM or SIGINT.
+pub async fn signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
