@@ -192,7 +192,7 @@ fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, us
     let bytes = text.as_bytes();
     let not_inert = |cp| tables.is_not_inert(cp);
     let hit = match tables.filter {
-        SEQUENCES => find::<SEQUENCES>(bytes, from, not_inert),
+        ADAPTIVE => find::<ADAPTIVE>(bytes, from, not_inert),
         LEADS => find::<LEADS>(bytes, from, not_inert),
         _ => find::<PLAIN>(bytes, from, not_inert),
     }?;
@@ -246,8 +246,11 @@ const PLAIN: u8 = 0;
 /// [`SKIPPED_LEADS`].
 const LEADS: u8 = 1;
 /// [`find`]'s filter: flag the lead bytes of possibly non-inert characters, see
-/// [`may_be_not_inert`].
+/// [`may_be_not_inert`]. Only used by [`ADAPTIVE`].
 const SEQUENCES: u8 = 2;
+/// [`find`]'s strategy for the NFC table: [`LEADS`] while flagged characters are few, then
+/// [`SEQUENCES`] for a while when they are many (dense CJK, emoji).
+const ADAPTIVE: u8 = 3;
 
 /// Whether `b` starts a character the tables must be asked about: it is not below `0xCC` (so
 /// not ASCII, not U+0080..U+02FF, not a continuation byte), and not one of the
@@ -304,6 +307,38 @@ fn flagged<const FILTER: u8>(w: &Window, k: usize) -> bool {
     }
 }
 
+/// The positions of a block that `FILTER` flags, as a bit mask. The flags are computed as bytes
+/// in a loop LLVM vectorizes, and packed eight at a time with a multiplication.
+#[inline(always)]
+fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
+    let mut flags = [0u8; BLOCK];
+    let mut any = 0u8;
+    for (k, flag) in flags.iter_mut().enumerate() {
+        *flag = u8::from(flagged::<FILTER>(w, k));
+        any |= *flag;
+    }
+    if any == 0 {
+        return 0;
+    }
+    flags
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |mask, (j, eight)| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            // Bytes 0 or 1: the product gathers byte i's bit into bit 56 + i, without carries.
+            let bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            mask | (bits << (8 * j))
+        })
+}
+
+/// How many flagged characters per block [`ADAPTIVE`] looks up one by one before it switches
+/// to [`SEQUENCES`].
+const SPARSE: u32 = 24;
+
+/// Blocks [`ADAPTIVE`] stays with [`SEQUENCES`] before it tries [`LEADS`] again.
+const DENSE_RUN: u32 = 1;
+
 /// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
 /// code point satisfies `hit`. `hit` must be false for every character `FILTER` does not flag
 /// (U+0000..U+02FF for [`PLAIN`]).
@@ -315,29 +350,45 @@ fn flagged<const FILTER: u8>(w: &Window, k: usize) -> bool {
 #[inline(always)]
 fn find<const FILTER: u8>(bytes: &[u8], mut i: usize, hit: impl Fn(u32) -> bool) -> Option<usize> {
     let mut tail: Window = [0; BLOCK + LOOKAHEAD];
+    let mut dense = 0;
     while i < bytes.len() {
         let window: &Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
             Some(w) => w.try_into().ok()?,
             None => {
                 // The last block, padded with zeros (never flagged; no character is cut).
                 let rest = &bytes[i..];
-                tail = [0; BLOCK + LOOKAHEAD];
+                tail.fill(0);
                 tail[..rest.len()].copy_from_slice(rest);
                 &tail
             }
         };
-        let high = window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC;
-        if high && (0..BLOCK).fold(false, |any, k| any | flagged::<FILTER>(window, k)) {
-            let mut mask = (0..BLOCK).fold(0u64, |m, k| {
-                m | (u64::from(flagged::<FILTER>(window, k)) << k)
-            });
-            while mask != 0 {
-                let j = i + mask.trailing_zeros() as usize;
-                if hit(decode(bytes, j).0) {
-                    return Some(j);
-                }
-                mask &= mask - 1;
+        if window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
+            i += BLOCK;
+            continue;
+        }
+        let mut mask = match FILTER {
+            PLAIN => flag_mask::<PLAIN>(window),
+            LEADS => flag_mask::<LEADS>(window),
+            _ if dense > 0 => {
+                dense -= 1;
+                flag_mask::<SEQUENCES>(window)
             }
+            _ => {
+                let leads = flag_mask::<LEADS>(window);
+                if leads.count_ones() <= SPARSE {
+                    leads
+                } else {
+                    dense = DENSE_RUN;
+                    flag_mask::<SEQUENCES>(window)
+                }
+            }
+        };
+        while mask != 0 {
+            let j = i + mask.trailing_zeros() as usize;
+            if hit(decode(bytes, j).0) {
+                return Some(j);
+            }
+            mask &= mask - 1;
         }
         i += BLOCK;
     }
@@ -446,8 +497,8 @@ impl<T: Copy + PartialEq> Blocks<T> {
 struct NfcTables {
     /// Bit `cp & 63` of a block is set when `cp` is not inert.
     not_inert: Blocks<u64>,
-    /// The most selective filter of [`find`] that flags every non-inert character
-    /// ([`SEQUENCES`] for Unicode 18).
+    /// The most selective strategy of [`find`] whose filters flag every non-inert character
+    /// ([`ADAPTIVE`] for Unicode 18).
     filter: u8,
 }
 
@@ -473,12 +524,11 @@ impl NfcTables {
                     _ => false,
                 }
             });
-        let filter = if sequences_exact {
-            SEQUENCES
-        } else if not_inert.skipped_leads_are_empty() {
-            LEADS
-        } else {
-            PLAIN
+        let leads_exact = not_inert.skipped_leads_are_empty();
+        let filter = match (leads_exact, sequences_exact) {
+            (true, true) => ADAPTIVE,
+            (true, false) => LEADS,
+            _ => PLAIN,
         };
         Self { not_inert, filter }
     }
