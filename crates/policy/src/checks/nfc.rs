@@ -334,10 +334,10 @@ fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
 
 /// How many flagged characters per block [`ADAPTIVE`] looks up one by one before it switches
 /// to [`SEQUENCES`].
-const SPARSE: u32 = 24;
+const SPARSE: u32 = 6;
 
 /// Blocks [`ADAPTIVE`] stays with [`SEQUENCES`] before it tries [`LEADS`] again.
-const DENSE_RUN: u32 = 1;
+const DENSE_RUN: u32 = 16;
 
 /// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
 /// code point satisfies `hit`. `hit` must be false for every character `FILTER` does not flag

@@ -33,6 +33,14 @@ impl Decomposed {
 pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     let mut out = Decomposed::default();
     let limits = &profile.limits;
+    // A scanned upload is its body: the path and headers of the call that carried it are not
+    // the application's input.
+    if request.mode == Some(crate::request::Mode::Scan) {
+        if !request.body.is_empty() {
+            body(request, profile, &mut out);
+        }
+        return out;
+    }
 
     let (path, mut path_findings) = percent::decode(&request.path, false);
     path_findings.extend(percent::encoded_separators(&request.path));
