@@ -681,3 +681,24 @@ mod tests {
         assert_eq!(Cidr::parse("nope"), None);
     }
 }
+
+#[cfg(test)]
+mod doc_tests {
+    #[test]
+    fn every_key_of_the_default_is_documented() {
+        let doc = include_str!("../../../docs/config.md");
+        let mut section = "";
+        let mut keys = 0;
+        for line in super::DEFAULT_TOML.lines() {
+            if let Some(s) = line.strip_prefix('[') {
+                section = s.trim_end_matches(']');
+            } else if let Some((key, _)) = line.split_once(" = ") {
+                if !line.starts_with('#') {
+                    keys += 1;
+                    assert!(doc.contains(&format!("| `{section}.{key}` |")), "docs/config.md lacks {section}.{key}");
+                }
+            }
+        }
+        assert_eq!(keys, 22);
+    }
+}

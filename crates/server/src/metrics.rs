@@ -154,13 +154,14 @@ impl Metrics {
                 .with_label_values(&[f.kind.as_str(), f.location.part.class().as_str()])
                 .inc();
         }
-        // Findings beyond the verdict's list are counted by kind, location unknown.
+        // Findings beyond the verdict's list keep their kind; their location is not known.
         if verdict.findings_truncated {
-            let listed = verdict.findings.len() as u64;
-            let total: u64 = verdict.counts.values().sum();
-            self.findings
-                .with_label_values(&["truncated", "unknown"])
-                .inc_by(total.saturating_sub(listed));
+            for (kind, total) in &verdict.counts {
+                let listed = verdict.findings.iter().filter(|f| f.kind.as_str() == kind).count() as u64;
+                if *total > listed {
+                    self.findings.with_label_values(&[kind.as_str(), "unlisted"]).inc_by(total - listed);
+                }
+            }
         }
         for (location, bytes) in &verdict.bytes_by_location {
             self.inspected_bytes
