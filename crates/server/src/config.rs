@@ -695,7 +695,10 @@ mod doc_tests {
             } else if let Some((key, _)) = line.split_once(" = ") {
                 if !line.starts_with('#') {
                     keys += 1;
-                    assert!(doc.contains(&format!("| `{section}.{key}` |")), "docs/config.md lacks {section}.{key}");
+                    assert!(
+                        doc.contains(&format!("| `{section}.{key}` |")),
+                        "docs/config.md lacks {section}.{key}"
+                    );
                 }
             }
         }

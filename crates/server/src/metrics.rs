@@ -157,9 +157,15 @@ impl Metrics {
         // Findings beyond the verdict's list keep their kind; their location is not known.
         if verdict.findings_truncated {
             for (kind, total) in &verdict.counts {
-                let listed = verdict.findings.iter().filter(|f| f.kind.as_str() == kind).count() as u64;
+                let listed = verdict
+                    .findings
+                    .iter()
+                    .filter(|f| f.kind.as_str() == kind)
+                    .count() as u64;
                 if *total > listed {
-                    self.findings.with_label_values(&[kind.as_str(), "unlisted"]).inc_by(total - listed);
+                    self.findings
+                        .with_label_values(&[kind.as_str(), "unlisted"])
+                        .inc_by(total - listed);
                 }
             }
         }

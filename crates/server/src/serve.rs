@@ -26,54 +26,72 @@ use crate::state::AppState;
 pub fn with_limits(router: Router, state: &AppState) -> Router {
     let metrics = state.metrics.clone();
     let timeout = state.config.request_timeout;
-    router.layer(
-        ServiceBuilder::new()
-            .layer(axum::middleware::from_fn(
-                move |req, next: axum::middleware::Next| {
-                    let gauge = metrics.in_flight().clone();
-                    async move {
-                        gauge.inc();
-                        let response = next.run(req).await;
-                        gauge.dec();
-                        response
-                    }
-                },
-            ))
-            .layer(HandleErrorLayer::new(|e: tower::BoxError| async move {
-                if e.is::<tower::load_shed::error::Overloaded>() {
-                    Problem::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "overloaded",
-                        "Overloaded",
-                        "too many requests in flight",
-                        "-",
-                    )
-                    .into_response()
-                } else if e.is::<tower::timeout::error::Elapsed>() {
-                    Problem::new(
-                        StatusCode::REQUEST_TIMEOUT,
-                        "request-timeout",
-                        "Request timeout",
-                        "the request took too long",
-                        "-",
-                    )
-                    .into_response()
-                } else {
-                    tracing::error!(error = %e, "internal error");
-                    Problem::new(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        "internal",
-                        "Internal error",
-                        "internal error",
-                        "-",
-                    )
-                    .into_response()
+    // One stack around the whole router (not `Router::layer`, which wraps each route with its
+    // own limit), so the concurrency limit is per listener.
+    let limited = ServiceBuilder::new()
+        .layer(axum::middleware::from_fn(
+            move |req, next: axum::middleware::Next| {
+                let guard = InFlight::new(metrics.in_flight().clone());
+                async move {
+                    let response = next.run(req).await;
+                    drop(guard);
+                    response
                 }
-            }))
-            .load_shed()
-            .concurrency_limit(state.config.max_concurrent_requests)
-            .timeout(timeout),
-    )
+            },
+        ))
+        .layer(HandleErrorLayer::new(|e: tower::BoxError| async move {
+            if e.is::<tower::load_shed::error::Overloaded>() {
+                Problem::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "overloaded",
+                    "Overloaded",
+                    "too many requests in flight",
+                    "-",
+                )
+                .into_response()
+            } else if e.is::<tower::timeout::error::Elapsed>() {
+                Problem::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request-timeout",
+                    "Request timeout",
+                    "the request took too long",
+                    "-",
+                )
+                .into_response()
+            } else {
+                tracing::error!(error = %e, "internal error");
+                Problem::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "Internal error",
+                    "internal error",
+                    "-",
+                )
+                .into_response()
+            }
+        }))
+        .load_shed()
+        .concurrency_limit(state.config.max_concurrent_requests)
+        .timeout(timeout)
+        .service(router);
+    Router::new().fallback_service(limited)
+}
+
+/// Counts a request in flight for as long as it lives, including when the client goes away
+/// and the request's future is dropped.
+struct InFlight(prometheus::IntGauge);
+
+impl InFlight {
+    fn new(gauge: prometheus::IntGauge) -> InFlight {
+        gauge.inc();
+        InFlight(gauge)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
 }
 
 /// A bound listener with its router.
@@ -126,6 +144,7 @@ pub async fn run(
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
+                .max_header_size(max_header_bytes)
                 .max_buf_size(max_header_bytes.max(8192));
             loop {
                 let accepted = tokio::select! {
