@@ -2,7 +2,7 @@
 //! with `deploy/nginx/auth_request.conf` as its configuration.
 //!
 //! Needs `/usr/sbin/nginx` (or `nginx` on PATH); CI installs it and sets
-//! `UTF8GATE_REQUIRE_NGINX=1`, which turns a missing nginx into a failure instead of a skip.
+//! `REQUIRE_NGINX=1`, which turns a missing nginx into a failure instead of a skip.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,9 @@ fn nginx_binary() -> Option<PathBuf> {
         (!path.is_empty()).then(|| PathBuf::from(path))
     })
 }
+
+/// What reached the application: the target and the decision header.
+type Seen = (String, Option<String>);
 
 struct Nginx(Child);
 
@@ -85,14 +88,14 @@ async fn raw(addr: SocketAddr, request: &[u8]) -> (u16, Vec<u8>) {
 async fn nginx_auth_request_allows_clean_and_denies_tricks() {
     let Some(nginx) = nginx_binary() else {
         assert!(
-            std::env::var_os("UTF8GATE_REQUIRE_NGINX").is_none(),
+            std::env::var_os("REQUIRE_NGINX").is_none(),
             "nginx is required but not installed"
         );
         eprintln!("skipped: nginx is not installed");
         return;
     };
     // The application: records what reaches it.
-    let seen: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let record = seen.clone();
     let app = axum::Router::new().fallback(move |request: Request| {
         let record = record.clone();

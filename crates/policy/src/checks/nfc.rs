@@ -13,16 +13,23 @@
 //!   a composition are `NFC_QC=Maybe`). So the NFC of a text is the concatenation of the NFC of
 //!   its pieces between inert characters.
 //!
-//! The scan therefore only looks for non-inert characters:
+//! The scan therefore only looks for non-inert characters, 64 bytes at a time:
 //!
-//! 1. **Bytes.** U+0000..U+02FF are all inert, and in UTF-8 they are exactly the characters whose
-//!    bytes are all below `0xCC`. Further lead bytes whose whole range is inert (Cyrillic
-//!    `D0`–`D1`, Han `E4`–`E9`, Hangul `EB`–`ED`; checked against the data when the tables are
-//!    built) are skipped too. The test runs on 32 bytes at a time in a loop that LLVM vectorizes.
-//! 2. **Table.** The characters behind the remaining lead bytes are looked up in a two-level
-//!    table (block of 64 code points → 64-bit mask of non-inert ones), built once, lazily, from
-//!    `unicode-normalization`'s own data (about 10 ms in a release build).
-//! 3. **Exact fallback.** Around a non-inert character, the *region* from the inert character
+//! 1. **Low bytes.** U+0000..U+02FF are all inert, and in UTF-8 they are exactly the characters
+//!    whose bytes are all below `0xCC`. A block whose maximum byte is below `0xCC` is skipped
+//!    (ASCII and most Latin text; runs of such blocks four at a time).
+//! 2. **Filters.** In the other blocks a loop that LLVM vectorizes flags the lead bytes that may
+//!    start a non-inert character: all from `0xCC` on except Cyrillic `D0`–`D1`, Han `E4`–`E9`
+//!    and Hangul `EB`–`ED` ([`needs_lookup`]). When that flags many characters of a block (dense
+//!    kana, emoji), a costlier filter that also reads the next two bytes clears the inert parts of
+//!    CJK punctuation and kana, general punctuation and symbols, full-width forms and emoji
+//!    ([`may_be_not_inert`]). When the tables are built, both filters are checked to flag every
+//!    non-inert character; if one did not, the scan would do without it.
+//! 3. **Table.** Each flagged character is looked up by its first two bytes in a table of 4096
+//!    entries that points to a 64-bit mask tested with its third byte (4-byte characters outside
+//!    U+1F000..U+2EFFF and planes 4..16 take a second lookup). The tables are built once, lazily,
+//!    from `unicode-normalization`'s own data (about 15 ms in a release build).
+//! 4. **Exact fallback.** Around a non-inert character, the *region* from the inert character
 //!    before it to the next inert character is quick-checked on its own, and compared with its
 //!    NFC when the quick check says Maybe or No. Only this step calls the normalizer.
 
@@ -119,15 +126,13 @@ pub(crate) fn nonstarter_run_over(text: &str, limit: usize) -> Option<(usize, us
     let mut i = 0;
     while i < bytes.len() {
         if skip && idle {
-            let has_lead = |cp| tables.props(cp).lead() > 0;
             let found = if tables.filter_exact {
-                find::<LEADS>(bytes, i, has_lead)
+                find::<LEADS, LEADS, _>(bytes, i, tables)
             } else {
-                find::<PLAIN>(bytes, i, has_lead)
+                find::<PLAIN, PLAIN, _>(bytes, i, tables)
             };
-            let Some(p) = found else {
-                return None;
-            };
+            // No character adds leading non-starters from here on: nothing can go over.
+            let p = found?;
             if p > i {
                 // Recount from the character before `p`: it adds no leading non-starters, so
                 // only its trailing ones matter.
@@ -190,11 +195,10 @@ struct Run {
 /// the end). `from` must be 0 or the start of an inert character.
 fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    let not_inert = |cp| tables.is_not_inert(cp);
     let hit = match tables.filter {
-        ADAPTIVE => find::<ADAPTIVE>(bytes, from, not_inert),
-        LEADS => find::<LEADS>(bytes, from, not_inert),
-        _ => find::<PLAIN>(bytes, from, not_inert),
+        SEQUENCES => find::<LEADS, SEQUENCES, _>(bytes, from, tables),
+        LEADS => find::<LEADS, LEADS, _>(bytes, from, tables),
+        _ => find::<PLAIN, PLAIN, _>(bytes, from, tables),
     }?;
     // Everything in `from..hit` is inert, so the character before `hit` is a boundary.
     let start = if hit > from {
@@ -246,11 +250,8 @@ const PLAIN: u8 = 0;
 /// [`SKIPPED_LEADS`].
 const LEADS: u8 = 1;
 /// [`find`]'s filter: flag the lead bytes of possibly non-inert characters, see
-/// [`may_be_not_inert`]. Only used by [`ADAPTIVE`].
+/// [`may_be_not_inert`]. Only for the NFC table, and after [`LEADS`] flagged many.
 const SEQUENCES: u8 = 2;
-/// [`find`]'s strategy for the NFC table: [`LEADS`] while flagged characters are few, then
-/// [`SEQUENCES`] for a while when they are many (dense CJK, emoji).
-const ADAPTIVE: u8 = 3;
 
 /// Whether `b` starts a character the tables must be asked about: it is not below `0xCC` (so
 /// not ASCII, not U+0080..U+02FF, not a continuation byte), and not one of the
@@ -283,18 +284,15 @@ fn in_range(b: u8, lo: u8, hi: u8) -> bool {
 /// were not, [`find`] would fall back to [`needs_lookup`].
 #[inline(always)]
 fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
-    let lead_clean = in_range(b0, 0xD0, 0xD1) | in_range(b0, 0xE4, 0xE9) | in_range(b0, 0xEB, 0xED);
-    let greek = (b0 == 0xCE) & (b1 != 0x87);
-    let cyrillic = (b0 == 0xD2) & !in_range(b1, 0x83, 0x89);
-    let symbols = (b0 == 0xE2)
-        & (((b1 == 0x80) & (b2 >= 0x82)) | in_range(b1, 0x85, 0x8B) | in_range(b1, 0x8D, 0xAA));
+    let lead_clean = in_range(b0, 0xD0, 0xD1) | (in_range(b0, 0xE4, 0xED) & (b0 != 0xEA));
+    let x80 = b1 == 0x80;
+    let symbols = (b0 == 0xE2) & ((x80 & (b2 >= 0x82)) | (in_range(b1, 0x85, 0xAA) & (b1 != 0x8C)));
     let kana = (b0 == 0xE3)
-        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
-    let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
+        & !((x80 & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
     let forms =
         (b0 == 0xEF) & !(in_range(b1, 0xA4, 0xAD) | ((b1 == 0xB8) & in_range(b2, 0xA0, 0xAF)));
     let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE);
-    (b0 >= 0xCC) & !(lead_clean | greek | cyrillic | symbols | kana | hangul | forms | astral)
+    (b0 >= 0xCC) & !(lead_clean | symbols | kana | forms | astral)
 }
 
 /// Whether `FILTER` flags the character starting at `w[k]`.
@@ -332,31 +330,40 @@ fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
         })
 }
 
-/// How many flagged characters per block [`ADAPTIVE`] looks up one by one before it switches
-/// to [`SEQUENCES`].
-const SPARSE: u32 = 6;
+/// How many characters per block [`find`] looks up one by one before it asks its more
+/// selective filter.
+const SPARSE: u32 = 8;
 
-/// Blocks [`ADAPTIVE`] stays with [`SEQUENCES`] before it tries [`LEADS`] again.
+/// Blocks [`find`] starts with its more selective filter after a block needed it.
 const DENSE_RUN: u32 = 16;
 
-/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) whose
-/// code point satisfies `hit`. `hit` must be false for every character `FILTER` does not flag
-/// (U+0000..U+02FF for [`PLAIN`]).
+/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) for
+/// which `tables.hit` holds. `hit` must be false for every character that `BASE` or `TOP` does
+/// not flag (U+0000..U+02FF for [`PLAIN`]).
 ///
-/// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction, the
-/// others are flagged by `FILTER` in a loop LLVM vectorizes, and only the flagged characters
-/// are looked up. A block may end inside a character: its continuation bytes, all below `0xCC`,
-/// are never flagged, and a character is only ever looked at through its lead byte.
+/// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction. The
+/// others are flagged by `BASE` and, when it flags more than [`SPARSE`] characters, by the more
+/// selective but costlier `TOP` (which then starts the next [`DENSE_RUN`] blocks), each in a
+/// loop LLVM vectorizes. Only the flagged characters are looked up. A block may end inside a
+/// character: its continuation bytes, all below `0xCC`, are never flagged, and a character is
+/// only ever looked at through its lead byte.
 #[inline(always)]
-fn find<const FILTER: u8>(bytes: &[u8], mut i: usize, hit: impl Fn(u32) -> bool) -> Option<usize> {
+fn find<const BASE: u8, const TOP: u8, T: Lookup>(
+    bytes: &[u8],
+    mut i: usize,
+    tables: &T,
+) -> Option<usize> {
     let mut tail: Window = [0; BLOCK + LOOKAHEAD];
     let mut dense = 0;
     while i < bytes.len() {
         let window: &Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
             Some(w) => w.try_into().ok()?,
             None => {
-                // The last block, padded with zeros (never flagged; no character is cut).
                 let rest = &bytes[i..];
+                if rest.iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
+                    return None;
+                }
+                // The last block, padded with zeros (never flagged; no character is cut).
                 tail.fill(0);
                 tail[..rest.len()].copy_from_slice(rest);
                 &tail
@@ -364,35 +371,59 @@ fn find<const FILTER: u8>(bytes: &[u8], mut i: usize, hit: impl Fn(u32) -> bool)
         };
         if window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
             i += BLOCK;
+            // Low text tends to go on: skip it four blocks at a time.
+            while let Some(run) = bytes.get(i..i + 4 * BLOCK) {
+                if run.iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC {
+                    break;
+                }
+                i += 4 * BLOCK;
+            }
             continue;
         }
-        let mut mask = match FILTER {
-            PLAIN => flag_mask::<PLAIN>(window),
-            LEADS => flag_mask::<LEADS>(window),
-            _ if dense > 0 => {
-                dense -= 1;
-                flag_mask::<SEQUENCES>(window)
+        let mut mask;
+        if dense > 0 {
+            dense -= 1;
+            mask = flag_mask::<TOP>(window);
+        } else {
+            mask = flag_mask::<BASE>(window);
+            if TOP != BASE && mask.count_ones() > SPARSE {
+                mask = flag_mask::<TOP>(window);
+                dense = DENSE_RUN;
             }
-            _ => {
-                let leads = flag_mask::<LEADS>(window);
-                if leads.count_ones() <= SPARSE {
-                    leads
-                } else {
-                    dense = DENSE_RUN;
-                    flag_mask::<SEQUENCES>(window)
-                }
-            }
-        };
+        }
         while mask != 0 {
-            let j = i + mask.trailing_zeros() as usize;
-            if hit(decode(bytes, j).0) {
-                return Some(j);
+            let k = mask.trailing_zeros() as usize & (BLOCK - 1);
+            if tables.hit(bytes, i + k, [window[k], window[k + 1], window[k + 2]]) {
+                return Some(i + k);
             }
             mask &= mask - 1;
         }
         i += BLOCK;
     }
     None
+}
+
+/// What [`find`] looks for.
+trait Lookup {
+    /// Whether the character at `j` in valid UTF-8 `bytes`, which starts with the bytes `start`
+    /// (then whatever follows it), is one to find.
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool;
+}
+
+impl Lookup for NfcTables {
+    /// A character that is not inert.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        self.not_inert_at(bytes, j, start)
+    }
+}
+
+impl Lookup for StreamSafeTables {
+    /// A character with leading non-starters in its NFKD.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, _start: [u8; 3]) -> bool {
+        self.props(decode(bytes, j).0).lead() > 0
+    }
 }
 
 /// The code point and byte length of the character starting at `i` in valid UTF-8.
@@ -497,8 +528,17 @@ impl<T: Copy + PartialEq> Blocks<T> {
 struct NfcTables {
     /// Bit `cp & 63` of a block is set when `cp` is not inert.
     not_inert: Blocks<u64>,
-    /// The most selective strategy of [`find`] whose filters flag every non-inert character
-    /// ([`ADAPTIVE`] for Unicode 18).
+    /// By lead byte (`0xC0..=0xFF`, 6 bits) and second byte (6 bits): the index in `masks` of
+    /// the mask to test with the third byte. 0 (an empty mask) when every character starting
+    /// with the two is inert; an all-ones mask for a non-inert 2-byte character; `full` (also
+    /// all ones) when the third byte does not settle it (a 4-byte character).
+    pair: Box<[u16]>,
+    /// `not_inert`'s masks, then two all-ones masks (the last one is `full`).
+    masks: Box<[u64]>,
+    /// The entry of `pair` that asks for a full lookup.
+    full: u16,
+    /// The most selective filter [`find`] may use: [`SEQUENCES`] (after [`LEADS`]) when both
+    /// flag every non-inert character, as they do for Unicode 18; else [`LEADS`] or [`PLAIN`].
     filter: u8,
 }
 
@@ -511,9 +551,9 @@ impl NfcTables {
                 mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
             })
         });
-        let sequences_exact = (0..=0x10_FFFF)
+        let sequences_exact = (0..0x11_0000u32)
+            .filter(|&cp| (not_inert.block(cp) >> (cp & 63)) & 1 != 0)
             .filter_map(char::from_u32)
-            .filter(|&c| !is_inert(c))
             .all(|c| {
                 let mut utf8 = [0; 4];
                 let b = c.encode_utf8(&mut utf8).as_bytes();
@@ -526,11 +566,61 @@ impl NfcTables {
             });
         let leads_exact = not_inert.skipped_leads_are_empty();
         let filter = match (leads_exact, sequences_exact) {
-            (true, true) => ADAPTIVE,
+            (true, true) => SEQUENCES,
             (true, false) => LEADS,
             _ => PLAIN,
         };
-        Self { not_inert, filter }
+        // Two all-ones masks at the end: one for non-inert 2-byte characters, one (the last)
+        // for 4-byte pairs that need a full lookup.
+        let mut masks = not_inert.data.to_vec();
+        let all = u16::try_from(masks.len()).unwrap_or(u16::MAX);
+        let full = all.saturating_add(1);
+        masks.extend([u64::MAX, u64::MAX]);
+        let pair = (0..64u32 * 64)
+            .map(|k| {
+                let (b0, b1) = (0xC0 | (k >> 6), 0x80 | (k & 0x3F));
+                match b0 {
+                    0xC2..=0xDF => {
+                        let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+                        if (not_inert.block(cp) >> (cp & 63)) & 1 != 0 {
+                            all
+                        } else {
+                            0
+                        }
+                    }
+                    0xE0..=0xEF => {
+                        let block = ((b0 & 0x0F) << 6) | (b1 & 0x3F);
+                        not_inert.index.get(block as usize).copied().unwrap_or(0)
+                    }
+                    0xF0..=0xF4 => {
+                        let first = (((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12)) >> 6;
+                        let clean = (first..first + 64)
+                            .all(|n| not_inert.index.get(n as usize).copied().unwrap_or(0) == 0);
+                        if clean { 0 } else { full }
+                    }
+                    _ => 0,
+                }
+            })
+            .collect();
+        Self {
+            not_inert,
+            pair,
+            masks: masks.into_boxed_slice(),
+            full,
+            filter,
+        }
+    }
+
+    /// Whether the character at `j` in valid UTF-8, which starts with the bytes `start` (then
+    /// whatever follows), is not inert: looked up by its first two bytes and, when needed, its
+    /// third; a 4-byte character may need a full lookup.
+    #[inline(always)]
+    fn not_inert_at(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        let [b0, b1, b2] = start;
+        let entry = self.pair[(usize::from(b0 & 0x3F) << 6) | usize::from(b1 & 0x3F)];
+        // Branch-free until a bit is set, which clean text never reaches.
+        let set = (self.masks[usize::from(entry)] >> (b2 & 63)) & 1 != 0;
+        set && (entry != self.full || self.is_not_inert(decode(bytes, j).0))
     }
 
     /// Whether `cp` is not inert.
@@ -707,11 +797,26 @@ mod tests {
     fn table_matches_definition() {
         let tables = nfc_tables();
         for c in scalars() {
-            assert_eq!(tables.is_not_inert(c as u32), !is_inert(c), "{c:?}");
+            let not_inert = !is_inert(c);
+            assert_eq!(tables.is_not_inert(c as u32), not_inert, "{c:?}");
+            // The lookup by leading bytes, whatever follows the character.
+            for follower in [0x00, 0x41, 0xBF, 0xE3] {
+                let mut buf = [follower; 6];
+                let len = c.encode_utf8(&mut buf).len();
+                buf[len..].fill(follower);
+                let start = [buf[0], buf[1], buf[2]];
+                if c as u32 >= 0x300 {
+                    assert_eq!(tables.not_inert_at(&buf, 0, start), not_inert, "{c:?}");
+                }
+                if not_inert {
+                    assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
+                    assert!(may_be_not_inert(buf[0], buf[1], buf[2]), "{c:?}");
+                }
+            }
         }
         assert_eq!(
             tables.filter, SEQUENCES,
-            "the sequence filter flags every non-inert char"
+            "both filters flag every non-inert char"
         );
         assert!(tables.not_inert.skipped_leads_are_empty());
     }
@@ -896,12 +1001,56 @@ mod tests {
             "\u{0915}\u{093C}",
         ];
         for case in cases {
-            for pad in 0..100 {
-                for filler in ["x", "é", "д", "中", "😀"] {
+            for pad in 0..200 {
+                for filler in [
+                    "x",
+                    "é",
+                    "д",
+                    "中",
+                    "😀",
+                    "ア",
+                    "。",
+                    "👩\u{200D}💻",
+                    "❤\u{FE0F}",
+                ] {
                     let mut s = filler.repeat(pad / filler.len());
                     s.push_str(&"y".repeat(pad % filler.len()));
                     s.push_str(case);
                     s.push_str(&"z".repeat(pad % 7));
+                    check_against_oracle(&s);
+                }
+            }
+        }
+    }
+
+    /// A defect after runs of low bytes of every length, across the four-block skip.
+    #[test]
+    fn low_runs() {
+        for n in 0..700 {
+            for low in ["x".repeat(n), "é".repeat(n / 2) + &"x".repeat(n % 2)] {
+                for defect in ["\u{301}", "\u{F900}", "\u{1D15E}", "\u{212B}"] {
+                    check_against_oracle(&format!("{low}{defect}{}", "x".repeat(n % 7)));
+                }
+                assert_eq!(nfc_status(&low), NfcStatus::Nfc);
+            }
+        }
+    }
+
+    /// Long dense text (which the scan checks with its costlier filter) with one defect at many
+    /// places, and clean.
+    #[test]
+    fn long_text_one_defect() {
+        let bases = [
+            "テキストの東京。ひらがな，カタカナ：".repeat(120),
+            "👍🏽👩\u{200D}💻🇫🇷❤\u{FE0F}✨".repeat(120),
+            "{\"t\":\"привет 東京 ✨ déjà\"}\n".repeat(120),
+        ];
+        for base in &bases {
+            assert_eq!(nfc_status(base), NfcStatus::Nfc);
+            let boundaries: Vec<usize> = base.char_indices().map(|(i, _)| i).collect();
+            for &at in boundaries.iter().step_by(boundaries.len() / 97) {
+                for defect in ["e\u{301}", "\u{309A}", "\u{F900}", "\u{2000}", "\u{FE20}"] {
+                    let s = format!("{}{defect}{}", &base[..at], &base[at..]);
                     check_against_oracle(&s);
                 }
             }
