@@ -249,16 +249,21 @@ fn outcome(request: &Request) -> (&'static str, String) {
 #[test]
 fn every_case_in_every_location() {
     let mut wrong = Vec::new();
+    let mut passed_in_target = Vec::new();
     let (mut graded, mut attacks_stopped, mut attacks, mut benign_blocked, mut benign_altered) =
         (0, 0, 0, 0, 0);
     for &(id, kind, payload) in CASES {
         for &loc in LOCATIONS {
             let (got, summary) = outcome(&build(loc, id, payload));
             match kind {
-                Attack => {
+                Attack if ["path", "rawpath", "query"].contains(&loc) => {
                     attacks += 1;
                     attacks_stopped += usize::from(got == "stop");
+                    if got != "stop" {
+                        passed_in_target.push(format!("{id}@{loc}"));
+                    }
                 }
+                Attack => {}
                 Benign => {
                     benign_blocked += usize::from(got == "stop");
                     benign_altered += usize::from(got == "rewrite");
@@ -284,12 +289,11 @@ fn every_case_in_every_location() {
     // 241 here plus the JSON document signature below: the 242 graded requests of the peers' report.
     assert_eq!(graded, 241);
     assert_eq!((benign_blocked, benign_altered), (0, 0));
-    // Every attack in URL locations is stopped; elsewhere some are policy-dependent (plain
-    // "../" in a JSON string is text).
-    assert!(
-        attacks_stopped * 10 >= attacks * 9,
-        "{attacks_stopped}/{attacks}"
-    );
+    // Every attack in the request target is stopped but a plain "../" in a query value, which
+    // the default profile logs (dot_segment); elsewhere the undecoded ones are policy-dependent:
+    // a plain "../" or a literal "%c0%ae" in a JSON string is text.
+    assert_eq!((attacks_stopped, attacks), (62, 63));
+    assert_eq!(passed_in_target, ["trav_plain@query"]);
 }
 
 #[test]
