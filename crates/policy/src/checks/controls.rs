@@ -27,41 +27,31 @@ pub(crate) fn classify(part: Part, c: char) -> Option<(FindingKind, &'static str
     }
 }
 
-/// `true` if the byte may start a character [`classify`] reports (ASCII controls, DEL, and the
-/// lead bytes of C1 controls, bidi controls and noncharacters).
+/// `true` if the byte may start a character [`classify`] reports in a part where TAB, CR and
+/// LF are (`text`) or are not ordinary: ASCII controls, DEL, and the lead bytes of C1 controls,
+/// bidi controls and noncharacters. None of these bytes is a continuation byte, so every
+/// flagged byte starts a character.
 #[inline]
-fn may_start_finding(b: u8) -> bool {
-    b < 0x20 || b == 0x7F || b == 0xC2 || b == 0xE2 || b == 0xEF || b >= 0xF0
+fn may_start_finding(b: u8, text: bool) -> bool {
+    (b < 0x20 && !(text && matches!(b, b'\t' | b'\n' | b'\r')))
+        || b == 0x7F
+        || b == 0xC2
+        || b == 0xE2
+        || b == 0xEF
+        || b >= 0xF0
 }
 
 /// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags.
 pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
     let bytes = text.as_bytes();
-    // Skip 16-byte blocks that cannot hold a finding; the loop vectorizes.
-    let mut block = 0;
-    while block < bytes.len() {
-        let end = (block + 16).min(bytes.len());
-        if !bytes[block..end]
-            .iter()
-            .fold(false, |any, &b| any | may_start_finding(b))
-        {
-            block = end;
-            continue;
-        }
-        // Resume at the char boundary at or before the block's start.
-        let mut start = block;
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let mut stop = end;
-        while !text.is_char_boundary(stop) {
-            stop += 1;
-        }
-        for (i, c) in text[start..stop].char_indices() {
-            let at = start + i;
-            if at < block {
-                continue;
-            }
+    let text_content = part.is_text_content();
+    super::for_each_flagged(
+        bytes,
+        |b| may_start_finding(b, text_content),
+        |at| {
+            let Some(c) = super::char_at(text, at) else {
+                return;
+            };
             if let Some((kind, what)) = classify(part, c) {
                 let len = c.len_utf8();
                 let o = offset + at;
@@ -74,9 +64,8 @@ pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFindi
                     format!("{what} {}", utf8gate_codec::format_scalar(u32::from(c))),
                 ));
             }
-        }
-        block = stop;
-    }
+        },
+    );
 }
 
 #[cfg(test)]

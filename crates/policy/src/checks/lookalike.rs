@@ -125,14 +125,15 @@ pub(crate) fn fold(table: Table, text: &str) -> String {
     out
 }
 
-/// Reports every lookalike in a valid run starting at field offset `offset`.
+/// Reports every lookalike in a valid run starting at field offset `offset`. Only characters
+/// whose lead byte can start a lookalike are looked up.
 pub(crate) fn scan(table: Table, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
-    if !may_contain(text) {
-        return;
-    }
-    for (at, c) in text.char_indices() {
+    super::for_each_flagged(text.as_bytes(), may_start, |at| {
+        let Some(c) = super::char_at(text, at) else {
+            return;
+        };
         let Some((ascii, how)) = image(table, c) else {
-            continue;
+            return;
         };
         let o = offset + at;
         let scalar = utf8gate_codec::format_scalar(u32::from(c));
@@ -147,7 +148,7 @@ pub(crate) fn scan(table: Table, offset: usize, text: &str, out: &mut Vec<RawFin
                 .map(|a| utf8gate_codec::format_scalar(u32::from(a))),
             format!("{scalar} becomes {ascii:?} under {how}"),
         ));
-    }
+    });
 }
 
 #[cfg(test)]

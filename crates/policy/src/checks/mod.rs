@@ -77,6 +77,34 @@ pub(crate) struct CheckOptions {
     pub(crate) max_nonstarters: usize,
 }
 
+/// Calls `found(i)` for every index whose byte `flag` accepts, skipping 32-byte blocks with
+/// none (the block test vectorizes). The checks flag only bytes that start a character.
+#[inline]
+pub(crate) fn for_each_flagged(
+    bytes: &[u8],
+    flag: impl Fn(u8) -> bool,
+    mut found: impl FnMut(usize),
+) {
+    const BLOCK: usize = 32;
+    let mut start = 0;
+    for block in bytes.chunks(BLOCK) {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(flag(b))) != 0 {
+            for (i, &b) in block.iter().enumerate() {
+                if flag(b) {
+                    found(start + i);
+                }
+            }
+        }
+        start += block.len();
+    }
+}
+
+/// The character starting at byte `at` of `text` (which must be a char boundary).
+#[inline]
+pub(crate) fn char_at(text: &str, at: usize) -> Option<char> {
+    text.get(at..).and_then(|rest| rest.chars().next())
+}
+
 /// The valid stretches of `bytes` between the given malformations, with their offsets.
 pub(crate) fn valid_runs<'a>(
     bytes: &'a [u8],
