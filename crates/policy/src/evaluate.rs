@@ -49,18 +49,20 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
             edits.push((field.container, field.span.clone(), encoded));
         }
     }
-    let rewritten = !edits.is_empty();
-    let sanitized = rewrite::write_back(request, edits);
+    // Only a request with rewritten fields is copied.
+    let sanitized = (!edits.is_empty())
+        .then(|| rewrite::write_back(request, edits))
+        .filter(|s| s != request);
     let decision = if verdict.reject {
         Decision::Reject
-    } else if rewritten && sanitized != *request {
+    } else if sanitized.is_some() {
         Decision::Sanitize
     } else {
         Decision::Allow
     };
     let enforced = !profile.monitor;
     Evaluation {
-        sanitized: (decision == Decision::Sanitize && enforced).then_some(sanitized),
+        sanitized: sanitized.filter(|_| decision == Decision::Sanitize && enforced),
         verdict: verdict.finish(decision, enforced),
     }
 }

@@ -6,7 +6,18 @@ use crate::finding::FindingKind;
 
 /// Reports every U+FEFF in a valid run starting at field offset `offset`.
 pub(crate) fn scan(offset: usize, text: &str, at_body_start: bool, out: &mut Vec<RawFinding>) {
-    for at in utf8gate_codec::feff_positions(text.as_bytes()) {
+    let bytes = text.as_bytes();
+    let mut positions = Vec::new();
+    super::for_each_flagged(
+        bytes,
+        |b| b == 0xEF,
+        |at| {
+            if bytes[at..].starts_with(&utf8gate_codec::UTF8_BOM) {
+                positions.push(at);
+            }
+        },
+    );
+    for at in positions {
         let field_offset = offset + at;
         let signature = at_body_start && field_offset == 0;
         let (kind, message) = if signature {

@@ -33,39 +33,57 @@ pub(crate) fn classify(part: Part, c: char) -> Option<(FindingKind, &'static str
 /// flagged byte starts a character.
 #[inline]
 fn may_start_finding(b: u8, text: bool) -> bool {
-    (b < 0x20 && !(text && matches!(b, b'\t' | b'\n' | b'\r')))
-        || b == 0x7F
-        || b == 0xC2
-        || b == 0xE2
-        || b == 0xEF
-        || b >= 0xF0
+    let ordinary = text & ((b == b'\t') | (b == b'\n') | (b == b'\r'));
+    ((b < 0x20) & !ordinary) | (b == 0x7F) | (b == 0xC2) | (b == 0xE2) | (b == 0xEF)
+}
+
+/// Noncharacters above the BMP (U+nFFFE, U+nFFFF) are `F0..F4 x?F BF BE..BF`: found from their
+/// third byte, so that 4-byte text (emoji) is not decoded character by character.
+fn supplementary_noncharacters(bytes: &[u8], mut found: impl FnMut(usize)) {
+    super::for_each_flagged(
+        bytes,
+        |b| b == 0xBF,
+        |at| {
+            if at >= 2
+                && (0xF0..=0xF4).contains(&bytes[at - 2])
+                && bytes[at - 1] & 0x0F == 0x0F
+                && matches!(bytes.get(at + 1), Some(0xBE | 0xBF))
+            {
+                found(at - 2);
+            }
+        },
+    );
 }
 
 /// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags.
 pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
     let bytes = text.as_bytes();
     let text_content = part.is_text_content();
+    let mut starts = Vec::new();
     super::for_each_flagged(
         bytes,
         |b| may_start_finding(b, text_content),
-        |at| {
-            let Some(c) = super::char_at(text, at) else {
-                return;
-            };
-            if let Some((kind, what)) = classify(part, c) {
-                let len = c.len_utf8();
-                let o = offset + at;
-                out.push(RawFinding::new(
-                    kind,
-                    o,
-                    &bytes[at..at + len],
-                    Fix::Char(o..o + len),
-                    Some(utf8gate_codec::format_scalar(u32::from(c))),
-                    format!("{what} {}", utf8gate_codec::format_scalar(u32::from(c))),
-                ));
-            }
-        },
+        |at| starts.push(at),
     );
+    supplementary_noncharacters(bytes, |at| starts.push(at));
+    starts.sort_unstable();
+    for at in starts {
+        let Some(c) = super::char_at(text, at) else {
+            continue;
+        };
+        if let Some((kind, what)) = classify(part, c) {
+            let len = c.len_utf8();
+            let o = offset + at;
+            out.push(RawFinding::new(
+                kind,
+                o,
+                &bytes[at..at + len],
+                Fix::Char(o..o + len),
+                Some(utf8gate_codec::format_scalar(u32::from(c))),
+                format!("{what} {}", utf8gate_codec::format_scalar(u32::from(c))),
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

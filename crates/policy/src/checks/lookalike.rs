@@ -103,7 +103,7 @@ pub(crate) fn image(table: Table, c: char) -> Option<(&'static str, &'static str
 /// `true` if the byte may start a lookalike of either table.
 #[inline]
 fn may_start(b: u8) -> bool {
-    matches!(b, 0xC2 | 0xCA | 0xCD | 0xE1 | 0xE2 | 0xEF)
+    (b == 0xC2) | (b == 0xCA) | (b == 0xCD) | (b == 0xE1) | (b == 0xE2) | (b == 0xEF)
 }
 
 /// `true` if `text` may contain a lookalike (a fast byte test).

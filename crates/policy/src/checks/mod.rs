@@ -78,7 +78,8 @@ pub(crate) struct CheckOptions {
 }
 
 /// Calls `found(i)` for every index whose byte `flag` accepts, skipping 32-byte blocks with
-/// none (the block test vectorizes). The checks flag only bytes that start a character.
+/// none. `flag` should be branch-free (`&`/`|` of comparisons) so that the block test
+/// vectorizes. The checks flag only bytes that start a character.
 #[inline]
 pub(crate) fn for_each_flagged(
     bytes: &[u8],
@@ -86,16 +87,21 @@ pub(crate) fn for_each_flagged(
     mut found: impl FnMut(usize),
 ) {
     const BLOCK: usize = 32;
-    let mut start = 0;
-    for block in bytes.chunks(BLOCK) {
+    let blocks = bytes.chunks_exact(BLOCK);
+    let tail_start = bytes.len() - blocks.remainder().len();
+    for (n, block) in blocks.enumerate() {
         if block.iter().fold(0u8, |any, &b| any | u8::from(flag(b))) != 0 {
             for (i, &b) in block.iter().enumerate() {
                 if flag(b) {
-                    found(start + i);
+                    found(n * BLOCK + i);
                 }
             }
         }
-        start += block.len();
+    }
+    for (i, &b) in bytes[tail_start..].iter().enumerate() {
+        if flag(b) {
+            found(tail_start + i);
+        }
     }
 }
 

@@ -74,30 +74,26 @@ pub(crate) fn nfc_status(text: &str) -> NfcStatus {
 pub(crate) fn to_nfc(text: &str) -> Cow<'_, str> {
     let tables = nfc_tables();
     let mut from = 0;
-    let (start, end) = loop {
+    let start = loop {
         let Some((start, end)) = next_region(text, from, tables) else {
             return Cow::Borrowed(text);
         };
         if region_difference(&text[start..end]).is_some() {
-            break (start, end);
+            break start;
         }
         from = end;
     };
+    // Everything before `start` is NFC and ends before a character that never composes with
+    // what precedes it, so the rest can be normalized on its own. ICU4X rewrites about twice
+    // as fast as unicode-normalization (docs/BENCHMARKS.md) and passes normalized stretches
+    // through cheaply.
     let mut out = String::with_capacity(text.len() + 16);
     out.push_str(&text[..start]);
-    out.extend(text[start..end].nfc());
-    let mut pos = end;
-    while let Some((start, end)) = next_region(text, pos, tables) {
-        out.push_str(&text[pos..start]);
-        let region = &text[start..end];
-        if is_nfc_quick(region.chars()) == IsNormalized::Yes {
-            out.push_str(region);
-        } else {
-            out.extend(region.nfc());
-        }
-        pos = end;
+    let normalizer = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
+    if normalizer.normalize_to(&text[start..], &mut out).is_err() {
+        out.truncate(start);
+        out.extend(text[start..].nfc());
     }
-    out.push_str(&text[pos..]);
     Cow::Owned(out)
 }
 
