@@ -204,21 +204,24 @@ pub(crate) fn trim(bytes: &[u8]) -> &[u8] {
 /// Removes the quotes and backslash escapes of an RFC 9110 quoted-string.
 pub(crate) fn unquote(bytes: &[u8]) -> Vec<u8> {
     match bytes {
-        [b'"', inner @ .., b'"'] => {
-            let mut out = Vec::with_capacity(inner.len());
-            let mut escaped = false;
-            for &b in inner {
-                if !escaped && b == b'\\' {
-                    escaped = true;
-                } else {
-                    out.push(b);
-                    escaped = false;
-                }
-            }
-            out
-        }
+        [b'"', inner @ .., b'"'] => unescape_quoted(inner),
         _ => bytes.to_vec(),
     }
+}
+
+/// Unescapes the inside of a quoted-string (`\x` → `x`).
+pub(crate) fn unescape_quoted(inner: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(inner.len());
+    let mut escaped = false;
+    for &b in inner {
+        if !escaped && b == b'\\' {
+            escaped = true;
+        } else {
+            out.push(b);
+            escaped = false;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

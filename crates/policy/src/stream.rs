@@ -95,37 +95,7 @@ impl<'p> BodyScan<'p> {
 }
 
 fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malformation) {
-    let lax = m.lax_scalar().map(utf8gate_codec::format_scalar);
-    let fix = Fix::Malformed {
-        range: m.range(),
-        repair_to: m.lax_char(),
-    };
-    collector.add(
-        location,
-        RawFinding::new(
-            FindingKind::from_malformed(m.kind()),
-            m.offset(),
-            m.bytes(),
-            fix.clone(),
-            lax.clone(),
-            m.message(),
-        ),
-        "",
-    );
-    if m.lax_scalar() == Some(0) {
-        collector.add(
-            location,
-            RawFinding::new(
-                FindingKind::Nul,
-                m.offset(),
-                m.bytes(),
-                fix,
-                lax,
-                "NUL disguised as an overlong form".into(),
-            ),
-            "",
-        );
-    }
+    crate::checks::utf8::findings_of(m, |f| collector.add(location, f, ""));
 }
 
 #[cfg(test)]

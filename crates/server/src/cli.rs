@@ -194,22 +194,26 @@ fn evaluate_input(
     Ok((e.verdict, e.sanitized, buffer))
 }
 
+/// The configuration and the profile a file command asked for.
+fn config_and_profile(args: &FileArgs) -> Result<(Config, Profile), ExitCode> {
+    let config = load_config(args.config.as_ref(), &Overrides::default())?;
+    let name = args.profile.as_deref().unwrap_or(&config.profile);
+    match config.profiles.get(name).cloned() {
+        Some(profile) => Ok((config, profile)),
+        None => {
+            eprintln!("utf8gate: unknown profile {name:?}");
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    }
+}
+
 /// `utf8gate scan`.
 pub fn scan(args: &FileArgs) -> ExitCode {
-    let config = match load_config(args.config.as_ref(), &Overrides::default()) {
+    let (config, profile) = match config_and_profile(args) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let Some(profile) = config
-        .profiles
-        .get(args.profile.as_deref().unwrap_or(&config.profile))
-    else {
-        eprintln!(
-            "utf8gate: unknown profile {:?}",
-            args.profile.as_deref().unwrap_or_default()
-        );
-        return ExitCode::from(EXIT_USAGE);
-    };
+    let profile = &profile;
     let mut worst = 0;
     let mut stdout = std::io::stdout().lock();
     for name in &args.inputs {
@@ -238,20 +242,11 @@ pub fn sanitize(args: &FileArgs) -> ExitCode {
         eprintln!("utf8gate: sanitize takes exactly one input");
         return ExitCode::from(EXIT_USAGE);
     }
-    let config = match load_config(args.config.as_ref(), &Overrides::default()) {
+    let (config, profile) = match config_and_profile(args) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let Some(profile) = config
-        .profiles
-        .get(args.profile.as_deref().unwrap_or(&config.profile))
-    else {
-        eprintln!(
-            "utf8gate: unknown profile {:?}",
-            args.profile.as_deref().unwrap_or_default()
-        );
-        return ExitCode::from(EXIT_USAGE);
-    };
+    let profile = &profile;
     let name = &args.inputs[0];
     let content_type = content_type_for(name, args.content_type.as_deref());
     match evaluate_input(name, profile, &content_type, config.max_body_bytes) {

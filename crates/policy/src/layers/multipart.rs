@@ -191,17 +191,7 @@ pub(crate) fn quote(value: &[u8]) -> Vec<u8> {
 
 /// Unescapes quoted-string content (`\x` → `x`).
 pub(crate) fn unquote_inner(value: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(value.len());
-    let mut escaped = false;
-    for &b in value {
-        if !escaped && b == b'\\' {
-            escaped = true;
-        } else {
-            out.push(b);
-            escaped = false;
-        }
-    }
-    out
+    crate::request::unescape_quoted(value)
 }
 
 #[cfg(test)]
