@@ -12,26 +12,45 @@
 # against the build image's glibc:
 #   docker build --build-arg RUST_IMAGE=rust:1.95-trixie --build-arg RUNTIME_IMAGE=debian:trixie-slim .
 #
-# Checked by .ci/deploy-checks with hadolint. Kubernetes manifests: deploy/kubernetes/.
+# With a binary built on the host (no Rust image needed), on a runtime base of the same release:
+#   cargo build --release --locked -p utf8gate-server && install -D target/release/utf8gate dist/utf8gate
+#   podman build --build-arg BINARY_FROM=host .
+#
+# Checked by .ci/deploy-checks with hadolint, and built and run by .ci/image-check (podman, a
+# Debian base made with debootstrap, the host-built binary). Kubernetes manifests:
+# deploy/kubernetes/.
 
 ARG RUST_IMAGE=rust:1.95-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
+# Where the binary comes from: "source" (built in the image from this context, the default) or
+# "host" (dist/utf8gate in the context, built beforehand with
+# `cargo build --release --locked -p utf8gate-server` on a machine with the runtime image's
+# glibc: used where no Rust image can be pulled, as in .ci/image-check).
+ARG BINARY_FROM=source
 
-FROM ${RUST_IMAGE} AS build
+FROM ${RUST_IMAGE} AS binary-source
 WORKDIR /src
 COPY . .
-# The configuration shipped in the image is config/utf8gate.toml with the three listen addresses
-# on 0.0.0.0 (inside a container, 127.0.0.1 is unreachable from outside it); every other value is
-# the documented default. It is checked by the binary just built, and the build fails if the
-# three substitutions did not all apply.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked -p utf8gate-server \
-    && install -D -m 0755 target/release/utf8gate /out/utf8gate \
-    && sed -e 's/^proxy_addr = "127\.0\.0\.1:8080"$/proxy_addr = "0.0.0.0:8080"/' \
-           -e 's/^api_addr = "127\.0\.0\.1:8081"$/api_addr = "0.0.0.0:8081"/' \
-           -e 's/^admin_addr = "127\.0\.0\.1:9090"$/admin_addr = "0.0.0.0:9090"/' \
-           config/utf8gate.toml > /out/utf8gate.toml \
+    && install -D -m 0755 target/release/utf8gate /out/utf8gate
+
+FROM ${RUNTIME_IMAGE} AS binary-host
+COPY dist/utf8gate /out/utf8gate
+
+# The configuration shipped in the image is config/utf8gate.toml with the three listen addresses
+# on 0.0.0.0 (inside a container, 127.0.0.1 is unreachable from outside it); every other value is
+# the documented default. It is checked by the binary that goes into the image, and the build
+# fails if the three substitutions did not all apply. (DL3006 does not apply: this FROM names one
+# of the two stages above, not an image.)
+# hadolint ignore=DL3006
+FROM binary-${BINARY_FROM} AS binary
+COPY config/utf8gate.toml /out/utf8gate.default.toml
+RUN sed -e 's/^proxy_addr = "127\.0\.0\.1:8080"$/proxy_addr = "0.0.0.0:8080"/' \
+        -e 's/^api_addr = "127\.0\.0\.1:8081"$/api_addr = "0.0.0.0:8081"/' \
+        -e 's/^admin_addr = "127\.0\.0\.1:9090"$/admin_addr = "0.0.0.0:9090"/' \
+        /out/utf8gate.default.toml > /out/utf8gate.toml \
     && test "$(grep -c '^[a-z]*_addr = "0\.0\.0\.0:' /out/utf8gate.toml)" -eq 3 \
     && /out/utf8gate check-config /out/utf8gate.toml
 
@@ -39,8 +58,8 @@ FROM ${RUNTIME_IMAGE}
 LABEL org.opencontainers.image.title="utf8gate" \
       org.opencontainers.image.description="Strict UTF-8 gateway: proxy, scanning API, Envoy/nginx/Traefik authorization checks" \
       org.opencontainers.image.licenses="MIT OR Apache-2.0"
-COPY --from=build /out/utf8gate /usr/local/bin/utf8gate
-COPY --from=build /out/utf8gate.toml /etc/utf8gate/utf8gate.toml
+COPY --from=binary /out/utf8gate /usr/local/bin/utf8gate
+COPY --from=binary /out/utf8gate.toml /etc/utf8gate/utf8gate.toml
 # A numeric user that exists nowhere in the image: nothing to own, nothing to write.
 USER 10001:10001
 # proxy (only with an upstream), api, admin (/metrics, /healthz, /readyz).

@@ -1,14 +1,15 @@
 //! Test support for the end-to-end tests of utf8gate (`tests/e2e.rs`).
 //!
-//! Everything runs in-process on loopback (127.0.0.1, port 0):
+//! Everything runs on loopback (127.0.0.1, port 0):
 //!
-//! - [`Gateway`]: the three utf8gate listeners (proxy, api, admin) bound with
-//!   [`utf8gate_server::serve::Listener::bind`] and served by [`utf8gate_server::serve::run`]
-//!   until the test triggers the shutdown (a tokio oneshot).
+//! - [`Gateway`]: the real binary, `utf8gate serve`, as a child process with its three
+//!   listeners (proxy, api, admin); the test reads the bound ports from its JSON log, stops it
+//!   with SIGTERM and can read every log line it wrote.
 //! - [`Upstream`]: a real HTTP application behind the proxy, an axum echo router that records
 //!   every request it receives (method, target, raw header bytes, body) so tests can assert
 //!   what reached it, and that nothing did.
-//! - [`HungUpstream`] (accepts, never answers) and [`dead_addr`] (refuses).
+//! - [`HungUpstream`] (accepts, never answers), [`ResettingUpstream`] (answers part of a
+//!   response, then resets) and [`dead_addr`] (refuses).
 //! - A raw HTTP/1.1 client over [`TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
@@ -18,6 +19,9 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -27,13 +31,10 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use http_body_util::BodyExt;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
-use utf8gate_server::config::{Config, Overrides};
-use utf8gate_server::serve::{self, Listener};
-use utf8gate_server::state::AppState;
 
 /// How long an [`exchange`] waits for a complete response by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -56,104 +57,171 @@ pub async fn poll_until(within: Duration, mut check: impl FnMut() -> bool) -> bo
 // The gateway under test
 // ---------------------------------------------------------------------------------------------
 
-/// A configuration from TOML text (as in `config/utf8gate.toml`), with every listener on
-/// 127.0.0.1 port 0 and `upstream` (an `http://host:port` URL) as the upstream.
-///
-/// Panics if the configuration is invalid: that is a mistake in the test.
-pub fn config(toml: &str, upstream: Option<&str>) -> Config {
-    let overrides = Overrides {
-        upstream: upstream.map(str::to_string),
-        proxy_addr: Some("127.0.0.1:0".into()),
-        api_addr: Some("127.0.0.1:0".into()),
-        admin_addr: Some("127.0.0.1:0".into()),
-        profile: None,
-    };
-    Config::load(toml, "test", &[], &overrides, &|_| None)
-        .unwrap_or_else(|e| panic!("invalid test configuration: {e}"))
+/// The name of the binary target this crate builds from `crates/server/src/main.rs`, the very
+/// file of the `utf8gate` binary (see `tests/Cargo.toml`): cargo builds a package's binaries
+/// before it runs that package's integration tests, so the binary under test is never stale.
+const BINARY: &str = "utf8gate-under-test";
+
+/// How long [`Gateway::start`] waits for the three "listening" log lines.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The path of the binary under test: beside the test executable's `deps/` directory
+/// (`target/<profile>/`).
+pub fn binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or_else(|| panic!("{} has no target/<profile> directory", exe.display()));
+    let path = profile_dir.join(format!("{BINARY}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "{} is missing: run the tests with `cargo test -p utf8gate-e2e` (or --workspace), which builds it",
+        path.display()
+    );
+    path
 }
 
-/// utf8gate running in this process: proxy, api and admin listeners on loopback.
+/// The real `utf8gate serve` process: proxy (only with an upstream), api and admin listeners
+/// on 127.0.0.1, ports chosen by the kernel and read back from the JSON "listening" log lines.
+/// Its stderr (the JSON log) is kept for [`Gateway::logs`]. Killed when dropped.
 pub struct Gateway {
-    /// The proxy listener (always bound; without an upstream it answers 502).
+    /// The proxy listener; without an upstream the binary binds none, and this is an address
+    /// nothing listens on.
     pub proxy: SocketAddr,
     /// The API listener (`/v1/scan`, `/v1/sanitize`, `/authz/...`).
     pub api: SocketAddr,
     /// The admin listener (`/metrics`, `/healthz`, `/readyz`).
     pub admin: SocketAddr,
-    /// The state the listeners share (configuration, metrics, upstream client).
-    pub state: AppState,
-    shutdown: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    child: Child,
+    logs: Arc<Mutex<Vec<Vec<u8>>>>,
+    config_file: PathBuf,
 }
 
 impl Gateway {
-    /// Starts the gateway with [`config`]`(toml, upstream)`.
+    /// Writes `toml` (a configuration file, layered over the defaults like any other) to a
+    /// temporary file and starts `utf8gate serve --config FILE` with every listener on
+    /// 127.0.0.1:0 and `--upstream URL` when given. Panics if the process does not report its
+    /// listeners within [`START_TIMEOUT`] (its log is in the message).
     pub async fn start(toml: &str, upstream: Option<&str>) -> Gateway {
-        Gateway::start_with(config(toml, upstream)).await
-    }
-
-    /// Starts the gateway with a ready configuration: binds the three listeners (the
-    /// configured addresses, port 0 in tests) and serves them until [`Gateway::shutdown`].
-    pub async fn start_with(config: Config) -> Gateway {
-        let state = AppState::new(config);
-        let (proxy, api, admin) = utf8gate_server::routers(&state);
-        let c = state.config.clone();
-        let mut listeners = Vec::new();
-        for (name, addr, router) in [
-            ("proxy", c.proxy_addr, proxy),
-            ("api", c.api_addr, api),
-            ("admin", c.admin_addr, admin),
-        ] {
-            let listener = Listener::bind(name, addr, router)
-                .await
-                .unwrap_or_else(|e| panic!("cannot bind the {name} listener on {addr}: {e}"));
-            listeners.push(listener);
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let config_file = std::env::temp_dir().join(format!(
+            "utf8gate-e2e-{}-{}.toml",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&config_file, toml)
+            .unwrap_or_else(|e| panic!("write {}: {e}", config_file.display()));
+        let mut command = Command::new(binary());
+        command.arg("serve").arg("--config").arg(&config_file);
+        for flag in ["--proxy-addr", "--api-addr", "--admin-addr"] {
+            command.args([flag, "127.0.0.1:0"]);
         }
-        let addr = |i: usize| {
-            listeners[i]
-                .local_addr()
-                .unwrap_or_else(|e| panic!("listener address: {e}"))
-        };
-        let (proxy, api, admin) = (addr(0), addr(1), addr(2));
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            serve::run(
-                listeners,
-                c.max_header_bytes,
-                c.header_read_timeout,
-                c.shutdown_grace,
-                async move {
-                    // A dropped sender is a shutdown too.
-                    let _ = rx.await;
-                },
-            )
-            .await;
+        if let Some(url) = upstream {
+            command.args(["--upstream", url]);
+        }
+        // UTF8GATE_* variables are configuration overrides: none leak in from the test run.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("UTF8GATE_") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", binary().display()));
+        let stderr = child.stderr.take().expect("piped stderr");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let kept = Arc::clone(&logs);
+        tokio::spawn(async move {
+            let mut reader = tokio::io::BufReader::new(stderr);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let _ = tx.send(line.clone());
+                        kept.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+                    }
+                }
+            }
         });
+
+        let wanted = if upstream.is_some() { 3 } else { 2 };
+        let mut bound = BTreeMap::new();
+        let deadline = tokio::time::Instant::now() + START_TIMEOUT;
+        while bound.len() < wanted {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(line)) => {
+                    if let Some((name, addr)) = listening(&line) {
+                        bound.insert(name, addr);
+                    }
+                }
+                Ok(None) | Err(_) => {
+                    let status = child.try_wait().ok().flatten();
+                    let log = String::from_utf8_lossy(
+                        &logs.lock().unwrap_or_else(|p| p.into_inner()).concat(),
+                    )
+                    .into_owned();
+                    panic!(
+                        "utf8gate did not report its listeners (exit: {status:?}); its log:\n{log}"
+                    );
+                }
+            }
+        }
+        let proxy = match bound.get("proxy") {
+            Some(addr) => *addr,
+            None => dead_addr().await,
+        };
         Gateway {
             proxy,
-            api,
-            admin,
-            state,
-            shutdown: Some(tx),
-            task: Some(task),
+            api: bound["api"],
+            admin: bound["admin"],
+            child,
+            logs,
+            config_file,
         }
     }
 
-    /// Triggers the graceful shutdown (stop accepting, drain) without waiting for it.
+    /// Sends SIGTERM (graceful shutdown: stop accepting, drain) without waiting.
     pub fn shutdown(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
+        if let Some(pid) = self.child.id() {
+            let sent = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+            assert!(
+                matches!(sent, Ok(s) if s.success()),
+                "kill -TERM {pid}: {sent:?}"
+            );
         }
     }
 
-    /// Triggers the shutdown and waits at most `within` for [`serve::run`] to return;
-    /// `true` if it did.
+    /// Sends SIGTERM and waits at most `within` for the process to exit; `true` if it exited
+    /// with status 0.
     pub async fn stop(&mut self, within: Duration) -> bool {
         self.shutdown();
-        match self.task.take() {
-            Some(task) => tokio::time::timeout(within, task).await.is_ok(),
-            None => true,
-        }
+        matches!(
+            tokio::time::timeout(within, self.child.wait()).await,
+            Ok(Ok(status)) if status.success()
+        )
+    }
+
+    /// Every line the process has written to stderr so far (JSON log lines), raw bytes.
+    pub fn logs(&self) -> Vec<Vec<u8>> {
+        self.logs.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The log lines parsed as JSON objects (lines that are not JSON are skipped).
+    pub fn log_records(&self) -> Vec<serde_json::Value> {
+        self.logs()
+            .iter()
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .collect()
     }
 
     /// Scrapes `/metrics` from the admin listener over a socket.
@@ -166,8 +234,20 @@ impl Gateway {
 
 impl Drop for Gateway {
     fn drop(&mut self) {
-        self.shutdown();
+        let _ = self.child.start_kill();
+        let _ = std::fs::remove_file(&self.config_file);
     }
+}
+
+/// `(listener, address)` from a JSON log line `{"message":"listening","listener":..,"addr":..}`.
+fn listening(line: &[u8]) -> Option<(String, SocketAddr)> {
+    let record: serde_json::Value = serde_json::from_slice(line).ok()?;
+    if record.get("message")?.as_str()? != "listening" {
+        return None;
+    }
+    let name = record.get("listener")?.as_str()?.to_string();
+    let addr = record.get("addr")?.as_str()?.parse().ok()?;
+    Some((name, addr))
 }
 
 /// A parsed Prometheus text exposition.
@@ -402,6 +482,61 @@ impl HungUpstream {
 }
 
 impl Drop for HungUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// An upstream that reads each request head, writes `reply` (raw bytes: nothing, or a response
+/// head and part of its body) and then resets the connection (SO_LINGER 0, so an RST, not a
+/// FIN).
+pub struct ResettingUpstream {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl ResettingUpstream {
+    /// Binds 127.0.0.1:0 and answers every connection with `reply`, then an RST.
+    pub async fn start(reply: Vec<u8>) -> ResettingUpstream {
+        let socket = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind the resetting upstream: {e}"));
+        let addr = socket
+            .local_addr()
+            .unwrap_or_else(|e| panic!("resetting upstream address: {e}"));
+        let reply = Arc::new(reply);
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = socket.accept().await {
+                let reply = Arc::clone(&reply);
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while find(&head, b"\r\n\r\n").is_none() {
+                        match tokio::time::timeout(DEFAULT_TIMEOUT, stream.read(&mut buf)).await {
+                            Ok(Ok(n)) if n > 0 => head.extend_from_slice(&buf[..n]),
+                            _ => return,
+                        }
+                    }
+                    let _ = stream.write_all(&reply).await;
+                    let _ = stream.flush().await;
+                    // Let the bytes leave before the RST discards anything still queued.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let _ = stream.set_zero_linger();
+                    drop(stream);
+                });
+            }
+        });
+        ResettingUpstream { addr, task }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for ResettingUpstream {
     fn drop(&mut self) {
         self.task.abort();
     }

@@ -1,5 +1,5 @@
-//! End-to-end tests: utf8gate in-process on loopback, a real upstream behind it, and a raw
-//! HTTP/1.1 client that sends exactly the bytes each test needs.
+//! End-to-end tests: the real `utf8gate serve` process on loopback, a real upstream behind it,
+//! and a raw HTTP/1.1 client that sends exactly the bytes each test needs.
 //!
 //! Layout: one section per area, in the order proxy (allow, sanitize, reject, upstream
 //! failures), limits, API (scan, sanitize), authz, admin, shutdown. Each section ends with a
@@ -9,8 +9,9 @@
 use std::time::{Duration, Instant};
 
 use utf8gate_e2e::{
-    DELAY_HEADER, Ending, Gateway, HungUpstream, RawConn, RawResponse, Rng, STATUS_HEADER,
-    Upstream, chunked_post, dead_addr, exchange, get, request, try_exchange,
+    DELAY_HEADER, Ending, Gateway, HungUpstream, RawConn, RawResponse, ResettingUpstream, Rng,
+    STATUS_HEADER, Upstream, chunked_post, dead_addr, exchange, get, poll_until, request,
+    try_exchange,
 };
 use utf8gate_policy::{Decision, Verdict};
 
@@ -272,6 +273,76 @@ async fn reject_overlong_traversal_cesu8_header_and_surrogates_forwarding_nothin
     assert_eq!(upstream.records()[0].target, "/ok");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_log_names_each_request_and_never_carries_the_offending_bytes() {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start("", Some(&upstream.url())).await;
+    let raw: &[u8] = b"\xC0\xAE\xED\xA0\xBD\xED\xB8\x80\xF8\x88\x80\x80\x80";
+    // Raw bytes in a header value and in the body (a raw byte in the request target never gets
+    // this far: the HTTP/1.1 parser refuses a non-ASCII request line with a bare 400).
+    let mut body = b"name=".to_vec();
+    body.extend_from_slice(raw);
+    let sent = request(
+        "POST",
+        "/files/%c0%ae%c0%ae/x",
+        &[("X-Name", raw), ("Content-Type", b"text/plain")],
+        &body,
+    );
+
+    let rejected = exchange(gw.proxy, &sent).await;
+    let allowed = exchange(gw.proxy, &get("/ok")).await;
+
+    assert_eq!(rejected.status, 400, "{}", rejected.text());
+    assert_eq!(allowed.status, 200);
+    let audit = async |response: &RawResponse| -> serde_json::Value {
+        let id = response.header_str("utf8gate-request-id");
+        assert!(!id.is_empty(), "no request id on the response");
+        let mut found = None;
+        assert!(
+            poll_until(Duration::from_secs(5), || {
+                found = gw
+                    .log_records()
+                    .into_iter()
+                    .find(|r| r["message"] == "request" && r["request_id"] == id.as_str());
+                found.is_some()
+            })
+            .await,
+            "no audit line for request {id}"
+        );
+        found.unwrap_or_default()
+    };
+    let reject_line = audit(&rejected).await;
+    assert_eq!(reject_line["decision"], "reject");
+    assert_eq!(reject_line["mode"], "proxy");
+    assert_eq!(reject_line["status"], 400);
+    let kinds = reject_line["kinds"].as_str().unwrap_or_default();
+    for kind in ["overlong", "cesu8_pair"] {
+        assert!(
+            kinds.split(',').any(|k| k == kind),
+            "{kind} not in {kinds:?}"
+        );
+    }
+    let allow_line = audit(&allowed).await;
+    assert_eq!(allow_line["decision"], "allow");
+    assert_eq!(allow_line["status"], 200);
+    // Every line the process wrote is UTF-8 JSON, and none holds the raw bytes.
+    for line in gw.logs() {
+        assert!(
+            std::str::from_utf8(&line).is_ok(),
+            "a log line is not UTF-8: {line:?}"
+        );
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(&line).is_ok(),
+            "a log line is not JSON: {}",
+            String::from_utf8_lossy(&line)
+        );
+        assert!(
+            !line.windows(2).any(|w| w == b"\xC0\xAE"),
+            "the overlong bytes were logged raw"
+        );
+    }
+}
+
 // New reject tests go here.
 
 // =============================================================================================
@@ -327,6 +398,103 @@ async fn a_silent_upstream_is_504_after_the_response_timeout_and_counted() {
     assert_eq!(
         metrics.value(r#"utf8gate_upstream_errors_total{reason="connect"}"#),
         0.0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_reset_before_its_response_head_is_502() {
+    let resetting = ResettingUpstream::start(Vec::new()).await;
+    let gw = Gateway::start("", Some(&resetting.url())).await;
+
+    let response = exchange(gw.proxy, &get("/x")).await;
+
+    assert_problem(&response, 502, "upstream-unavailable");
+    let metrics = gw.metrics().await;
+    assert_eq!(
+        metrics.value(r#"utf8gate_upstream_errors_total{reason="connect"}"#),
+        1.0,
+        "{}",
+        metrics.text
+    );
+}
+
+/// Sends a GET through the proxy to an upstream that answers `head` and `sent` bytes of its
+/// body, then resets; returns what the client received before its connection ended.
+async fn through_a_mid_body_reset(head: &[u8], sent: &[u8]) -> (Vec<u8>, Gateway) {
+    let mut reply = head.to_vec();
+    reply.extend_from_slice(sent);
+    let resetting = ResettingUpstream::start(reply).await;
+    let gw = Gateway::start("", Some(&resetting.url())).await;
+    let mut conn = RawConn::connect(gw.proxy).await.expect("connect");
+    conn.write(&get("/big")).await.expect("write");
+    let received = match conn.wait_for_end(Duration::from_secs(5)).await {
+        Ending::Closed(r) | Ending::Reset(r, _) => r,
+        Ending::StillOpen(r) => panic!(
+            "the client connection stayed open after the upstream reset; received {:?}",
+            String::from_utf8_lossy(&r)
+        ),
+    };
+    (received, gw)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_reset_mid_body_cuts_the_client_short_of_its_content_length() {
+    let sent = vec![b'a'; 1000];
+    let (received, gw) = through_a_mid_body_reset(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: text/plain\r\n\r\n",
+        &sent,
+    )
+    .await;
+
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        text.to_ascii_lowercase().contains("content-length: 100000"),
+        "{text}"
+    );
+    let body_start = received
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head")
+        + 4;
+    let body = &received[body_start..];
+    assert!(
+        body.len() < 100_000 && sent.starts_with(body),
+        "the client got {} body bytes of a 100000-byte message, then the end: it can tell",
+        body.len()
+    );
+    let metrics = gw.metrics().await;
+    assert_eq!(
+        metrics.value(r#"utf8gate_upstream_errors_total{reason="body"}"#),
+        1.0,
+        "{}",
+        metrics.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_reset_mid_chunked_body_never_sends_the_last_chunk() {
+    let mut sent = b"3e8\r\n".to_vec();
+    sent.extend_from_slice(&[b'b'; 1000]);
+    sent.extend_from_slice(b"\r\n");
+    let (received, gw) = through_a_mid_body_reset(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n",
+        &sent,
+    )
+    .await;
+
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        !received.ends_with(b"0\r\n\r\n"),
+        "the client got a terminating chunk after an upstream reset: {text}"
+    );
+    let metrics = gw.metrics().await;
+    assert_eq!(
+        metrics.value(r#"utf8gate_upstream_errors_total{reason="body"}"#),
+        1.0,
+        "{}",
+        metrics.text
     );
 }
 
@@ -972,6 +1140,3 @@ async fn shutdown_drains_in_flight_requests_and_refuses_new_connections() {
 }
 
 // New shutdown tests go here.
-
-// The real binary (`target/*/utf8gate`) is not exercised here: its wiring is serve_command in
-// crates/server/src/lib.rs, which these tests reproduce with the same public functions.

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use axum::Router;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -32,8 +33,52 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], crate::OPENAPI).into_response()
+async fn openapi(State(state): State<AppState>) -> Response {
+    let names: Vec<&str> = state.config.profiles.keys().map(String::as_str).collect();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        openapi_document(&names),
+    )
+        .into_response()
+}
+
+/// `docs/openapi.json` with the `profile` query parameter's enum set to `profiles` (this
+/// instance's profiles, configured ones included), so that every value the document allows is
+/// one this instance accepts.
+pub fn openapi_document(profiles: &[&str]) -> String {
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(crate::OPENAPI) else {
+        return crate::OPENAPI.to_string();
+    };
+    if let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) {
+        for operation in paths
+            .values_mut()
+            .filter_map(|i| i.as_object_mut())
+            .flat_map(|i| i.values_mut())
+        {
+            let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(|p| p.as_array_mut())
+            else {
+                continue;
+            };
+            for parameter in parameters.iter_mut().filter(|p| p["name"] == "profile") {
+                parameter["schema"]["enum"] = serde_json::json!(profiles);
+            }
+        }
+    }
+    doc.to_string()
+}
+
+/// A query string the `profile` parameter cannot be read from (given twice, bad encoding).
+fn bad_query(rejection: &QueryRejection, id: &str) -> Response {
+    Problem::new(
+        StatusCode::BAD_REQUEST,
+        "bad-query",
+        "Bad query string",
+        rejection.body_text(),
+        id,
+    )
+    .into_response()
 }
 
 fn unknown_profile(name: Option<&str>, id: &str) -> Response {
@@ -90,12 +135,16 @@ pub fn decision_headers(response: &mut Response, decision: Decision, id: &str) {
 /// checks (codec, signature, NUL) run in bounded memory up to `max_scan_bytes`.
 async fn scan(
     State(state): State<AppState>,
-    Query(params): Query<ProfileParam>,
+    params: Result<Query<ProfileParam>, QueryRejection>,
     request: Request,
 ) -> Response {
     let started = Instant::now();
     let (parts, body) = request.into_parts();
     let id = state.request_id(&parts.headers);
+    let params = match params {
+        Ok(Query(p)) => p,
+        Err(e) => return bad_query(&e, &id),
+    };
     let Some(profile) = state.profile(params.profile.as_deref()) else {
         return unknown_profile(params.profile.as_deref(), &id);
     };
@@ -122,7 +171,7 @@ async fn scan(
 fn refused(state: &AppState, problem: Problem, started: Instant) -> Response {
     state
         .metrics
-        .record_refused(Mode::Scan, "refused", started.elapsed().as_secs_f64());
+        .record_refused(Mode::Scan, started.elapsed().as_secs_f64());
     problem.into_response()
 }
 
@@ -171,12 +220,16 @@ async fn stream_scan(
 /// `POST /v1/sanitize`: the sanitized body with the same content type, or 422 with the verdict.
 async fn sanitize(
     State(state): State<AppState>,
-    Query(params): Query<ProfileParam>,
+    params: Result<Query<ProfileParam>, QueryRejection>,
     request: Request,
 ) -> Response {
     let started = Instant::now();
     let (parts, body) = request.into_parts();
     let id = state.request_id(&parts.headers);
+    let params = match params {
+        Ok(Query(p)) => p,
+        Err(e) => return bad_query(&e, &id),
+    };
     let Some(profile) = state.profile(params.profile.as_deref()) else {
         return unknown_profile(params.profile.as_deref(), &id);
     };

@@ -5,7 +5,7 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
-use utf8gate_policy::{Mode, Verdict};
+use utf8gate_policy::{Decision, Mode, Verdict};
 
 /// Every metric utf8gate exports, registered in its own registry.
 #[derive(Clone)]
@@ -28,6 +28,9 @@ pub enum UpstreamError {
     Connect,
     /// No response head within the response timeout.
     Timeout,
+    /// The response head was forwarded, then the upstream failed before the end of the body
+    /// (the client's connection is cut, so it sees an incomplete message).
+    Body,
 }
 
 impl UpstreamError {
@@ -35,9 +38,14 @@ impl UpstreamError {
         match self {
             UpstreamError::Connect => "connect",
             UpstreamError::Timeout => "timeout",
+            UpstreamError::Body => "body",
         }
     }
 }
+
+/// The `decision` label of a request that ended before a verdict (a body over a limit, an
+/// unreadable body).
+const REFUSED: &str = "refused";
 
 const LATENCY_BUCKETS: [f64; 14] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
@@ -111,6 +119,26 @@ impl Metrics {
         build_info
             .with_label_values(&[env!("CARGO_PKG_VERSION"), unicode.as_str()])
             .set(1);
+        // Every series of a closed label set exists from the start at 0, so the first event
+        // of a kind is an increase that rate() and increase() can see, and an alert on it does
+        // not wait for a second one.
+        for mode in [Mode::Proxy, Mode::Scan, Mode::Authz] {
+            for decision in [
+                Decision::Allow.as_str(),
+                Decision::Sanitize.as_str(),
+                Decision::Reject.as_str(),
+                REFUSED,
+            ] {
+                requests.with_label_values(&[mode.as_str(), decision]);
+            }
+        }
+        for reason in [
+            UpstreamError::Connect,
+            UpstreamError::Timeout,
+            UpstreamError::Body,
+        ] {
+            upstream_errors.with_label_values(&[reason.label()]);
+        }
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(findings.clone()),
@@ -176,10 +204,10 @@ impl Metrics {
         }
     }
 
-    /// Records a request that ended before a verdict (limits, errors).
-    pub fn record_refused(&self, mode: Mode, decision: &str, seconds: f64) {
+    /// Records a request that ended before a verdict (limits, errors): decision "refused".
+    pub fn record_refused(&self, mode: Mode, seconds: f64) {
         self.requests
-            .with_label_values(&[mode.as_str(), decision])
+            .with_label_values(&[mode.as_str(), REFUSED])
             .inc();
         self.duration
             .with_label_values(&[mode.as_str()])

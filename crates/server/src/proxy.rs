@@ -13,6 +13,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
 use utf8gate_policy::{Decision, Mode};
 
 use crate::convert;
@@ -38,7 +39,7 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
         Err(p) => {
             state
                 .metrics
-                .record_refused(Mode::Proxy, "refused", started.elapsed().as_secs_f64());
+                .record_refused(Mode::Proxy, started.elapsed().as_secs_f64());
             return p.into_response();
         }
     };
@@ -169,7 +170,15 @@ async fn forward(
                 parts.headers.insert(crate::REQUEST_ID, v);
             }
             // Streamed through: an upstream that fails mid-body makes this response fail
-            // too (the connection is reset), never a truncated body passed off as complete.
+            // too (the client's connection is cut), never a truncated body passed off as
+            // complete.
+            let metrics = state.metrics.clone();
+            let request_id = id.to_string();
+            let body = body.map_err(move |e| {
+                metrics.upstream_failed(UpstreamError::Body);
+                tracing::warn!(request_id, error = %e, "upstream failed mid-body; client connection cut");
+                e
+            });
             Response::from_parts(parts, Body::new(body))
         }
         Ok(Err(e)) => {

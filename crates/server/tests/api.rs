@@ -185,3 +185,55 @@ async fn openapi_document_is_served_and_names_every_route() {
         .collect();
     assert_eq!(kinds, expected, "docs/openapi.json is out of date");
 }
+
+#[tokio::test]
+async fn the_served_document_lists_exactly_the_profiles_this_instance_accepts() {
+    let config = Config::load(
+        "[policy]\nprofile_files = [\"uploads.toml\"]\n",
+        "test.toml",
+        &[],
+        &utf8gate_server::config::Overrides::default(),
+        &|_| Some("name = \"uploads\"\nbase = \"lossy\"\n".to_string()),
+    )
+    .expect("a configuration with one extra profile");
+    let (_, api, _) = routers(&AppState::new(config));
+    let (status, _, body) = call(
+        api.clone(),
+        Request::get("/openapi.json").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let doc: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    for path in ["/v1/scan", "/v1/sanitize"] {
+        let parameter = &doc["paths"][path]["post"]["parameters"][0];
+        assert_eq!(parameter["name"], "profile");
+        assert_eq!(
+            parameter["schema"]["enum"],
+            serde_json::json!(["lossy", "monitor", "strict", "uploads", "windows-backend"]),
+            "{path}"
+        );
+    }
+    // Every listed profile is accepted, and a name outside the list is refused.
+    for (profile, expected) in [
+        ("uploads", StatusCode::OK),
+        ("nope", StatusCode::BAD_REQUEST),
+    ] {
+        let (status, ..) = call(
+            api.clone(),
+            Request::post(format!("/v1/scan?profile={profile}"))
+                .header("content-type", "text/plain")
+                .body(Body::from("abc"))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, expected, "{profile}");
+    }
+    // The file in docs/ lists the built-in profiles.
+    let file: serde_json::Value = serde_json::from_str(utf8gate_server::OPENAPI).unwrap();
+    let mut built_in = utf8gate_policy::Profile::BUILT_IN.to_vec();
+    built_in.sort_unstable();
+    assert_eq!(
+        file["paths"]["/v1/scan"]["post"]["parameters"][0]["schema"]["enum"],
+        serde_json::json!(built_in)
+    );
+}
