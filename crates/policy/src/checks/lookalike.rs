@@ -106,11 +106,21 @@ fn may_start(b: u8) -> bool {
     (b == 0xC2) | (b == 0xCA) | (b == 0xCD) | (b == 0xE1) | (b == 0xE2) | (b == 0xEF)
 }
 
-/// `true` if `text` may contain a lookalike (a fast byte test).
-pub(crate) fn may_contain(text: &str) -> bool {
-    text.as_bytes()
-        .iter()
-        .fold(false, |any, &b| any | may_start(b))
+/// The first lookalike of `text` whose image holds path syntax ('.', '/' or '\\'), with its
+/// offset. Only characters whose lead byte can start a lookalike are looked up.
+pub(crate) fn first_path_syntax(table: Table, text: &str) -> Option<(usize, char)> {
+    let mut first = None;
+    super::for_each_flagged(text.as_bytes(), may_start, |at| {
+        if first.is_some() {
+            return;
+        }
+        if let Some(c) = super::char_at(text, at)
+            && image(table, c).is_some_and(|(ascii, _)| ascii.contains(['.', '/', '\\']))
+        {
+            first = Some((at, c));
+        }
+    });
+    first
 }
 
 /// Folds every lookalike of `text` into its ASCII image.

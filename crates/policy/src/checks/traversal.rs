@@ -20,14 +20,38 @@ struct Shape {
     dot_segments: usize,
 }
 
+fn is_separator(b: u8) -> bool {
+    b == b'/' || b == b'\\'
+}
+
+/// The offsets of the dot-segments of `text` (segments between separators that are exactly
+/// `.` or `..`), found from its dots only: ordinary prose has many dots and few separators, so
+/// this never splits the text.
+fn dot_segments(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    let mut from = 0;
+    core::iter::from_fn(move || {
+        while let Some(p) = b.get(from..)?.iter().position(|&x| x == b'.') {
+            let at = from + p;
+            let run = b[at..].iter().take(3).take_while(|&&x| x == b'.').count();
+            from = at + run;
+            let starts = at == 0 || is_separator(b[at - 1]);
+            let ends = b.get(at + run).is_none_or(|&x| is_separator(x));
+            if starts && ends && run <= 2 {
+                return Some(at);
+            }
+        }
+        None
+    })
+}
+
 fn shape(text: &str) -> Shape {
-    let separators = text.bytes().filter(|&b| b == b'/' || b == b'\\').count();
-    let dot_segments = if text.contains('.') {
-        text.split(['/', '\\'])
-            .filter(|s| *s == "." || *s == "..")
-            .count()
+    let separators = text.bytes().filter(|&b| is_separator(b)).count();
+    // Without a separator the only segment is the whole text.
+    let dot_segments = if separators == 0 {
+        usize::from(text == "." || text == "..")
     } else {
-        0
+        dot_segments(text).count()
     };
     Shape {
         separators,
@@ -99,19 +123,21 @@ pub(crate) fn scan(
             ));
         }
     }
-    if lookalike::may_contain(&strict) {
+    // Only a lookalike of '.', '/' or '\\' can change the shape; the text is folded only when it
+    // holds one (ordinary text never folds).
+    if let Some((first, c)) = lookalike::first_path_syntax(table, &strict) {
         let folded = lookalike::fold(table, &strict);
         let folded_shape = shape(&folded);
         if folded_shape.dot_segments > strict_shape.dot_segments
             || (part.is_path_like() && folded_shape.separators > strict_shape.separators)
         {
-            let first = strict
-                .char_indices()
-                .find(|(_, c)| matches!(lookalike::image(table, *c), Some((a, _)) if a.contains(['.', '/', '\\'])));
-            let (at, len) = first.map_or((0, 0), |(i, c)| (i, c.len_utf8()));
             // `strict` equals `bytes` here unless malformations were replaced; keep offsets
             // in field bytes by reporting only when they agree.
-            let at = if malformations.is_empty() { at } else { 0 };
+            let (at, len) = if malformations.is_empty() {
+                (first, c.len_utf8())
+            } else {
+                (0, 0)
+            };
             out.push(RawFinding::new(
                 FindingKind::Traversal,
                 at,
@@ -123,7 +149,8 @@ pub(crate) fn scan(
         }
     }
     if strict_shape.dot_segments > 0 {
-        let at = dot_segment_offset(&strict)
+        let at = dot_segments(&strict)
+            .next()
             .filter(|_| malformations.is_empty())
             .unwrap_or(0);
         let len = if strict[at..].starts_with("..") { 2 } else { 1 };
@@ -136,17 +163,6 @@ pub(crate) fn scan(
             "dot-segment ('.' or '..') after decoding".to_string(),
         ));
     }
-}
-
-fn dot_segment_offset(text: &str) -> Option<usize> {
-    let mut at = 0;
-    for segment in text.split(['/', '\\']) {
-        if segment == "." || segment == ".." {
-            return Some(at);
-        }
-        at += segment.len() + 1;
-    }
-    None
 }
 
 fn excerpt(text: &str) -> String {
@@ -204,6 +220,32 @@ mod tests {
             kinds(Part::Path, b"a/%2e%2e/b"),
             [(FindingKind::Traversal, 2)]
         );
+    }
+
+    /// The definition: split on separators, count the segments that are `.` or `..`.
+    fn split_shape(text: &str) -> Shape {
+        Shape {
+            separators: text.bytes().filter(|&b| b == b'/' || b == b'\\').count(),
+            dot_segments: text
+                .split(['/', '\\'])
+                .filter(|s| *s == "." || *s == "..")
+                .count(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shape_counts_what_splitting_counts(
+            text in "[./\\\\a\u{FF0E}]{0,24}"
+        ) {
+            proptest::prop_assert_eq!(shape(&text), split_shape(&text));
+            let first = text
+                .split(['/', '\\'])
+                .scan(0, |at, s| { let here = *at; *at += s.len() + 1; Some((here, s)) })
+                .find(|(_, s)| *s == "." || *s == "..")
+                .map(|(at, _)| at);
+            proptest::prop_assert_eq!(dot_segments(&text).next(), first);
+        }
     }
 
     #[test]
