@@ -26,7 +26,10 @@ while True:
 out += b" " * (2**20 - len(out))
 open(sys.argv[1], "wb").write(out)
 EOF
-gen() { for _ in $(seq 1 $((GIB * 1024))); do cat "$WORK/mib"; done; }
+gen() {
+    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); w = sys.stdout.buffer.write
+for _ in range(int(sys.argv[2]) * 1024): w(b)' "$WORK/mib" "$GIB"
+}
 
 cat > "$WORK/scan.toml" <<EOF
 [limits]

@@ -59,6 +59,13 @@ impl StreamValidator {
         self.offset + self.carry_len
     }
 
+    /// Bytes judged so far: every malformation that starts before this offset has been
+    /// reported; the bytes from here to [`bytes_fed`](Self::bytes_fed) (fewer than four) are
+    /// an open sequence carried to the next chunk.
+    pub fn decided(&self) -> usize {
+        self.offset
+    }
+
     /// Malformations reported so far.
     pub fn malformations(&self) -> u64 {
         self.malformations
