@@ -46,7 +46,7 @@ fn dot_segments(text: &str) -> impl Iterator<Item = usize> + '_ {
 }
 
 fn shape(text: &str) -> Shape {
-    let separators = text.bytes().filter(|&b| is_separator(b)).count();
+    let separators = memchr::memchr2_iter(b'/', b'\\', text.as_bytes()).count();
     // Without a separator the only segment is the whole text.
     let dot_segments = if separators == 0 {
         usize::from(text == "." || text == "..")

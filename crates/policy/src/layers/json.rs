@@ -271,6 +271,25 @@ struct Scanner<'a> {
     out: Vec<JsonString>,
 }
 
+/// The length of the leading run of `bytes` that a string copies as is: up to the first quote,
+/// backslash or control byte. Whole 32-byte blocks are tested at once (a loop LLVM vectorizes),
+/// so long strings of text cost little more than a copy.
+fn plain_run(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 32;
+    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    let mut at = 0;
+    for block in bytes.chunks_exact(BLOCK) {
+        if block.iter().fold(false, |any, &b| any | special(b)) {
+            break;
+        }
+        at += BLOCK;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|&b| special(b))
+        .unwrap_or(bytes.len() - at)
+}
+
 impl Scanner<'_> {
     /// The byte at the current offset.
     fn peek(&self) -> Option<u8> {
@@ -460,10 +479,7 @@ impl Scanner<'_> {
         };
         loop {
             let rest = body.get(pos..).unwrap_or_default();
-            let run = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                .unwrap_or(rest.len());
+            let run = plain_run(rest);
             decoded
                 .value
                 .extend_from_slice(rest.get(..run).unwrap_or_default());
@@ -544,6 +560,29 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::{Map, Value};
+
+    proptest! {
+        #[test]
+        fn plain_run_stops_where_the_definition_does(
+            plain in proptest::collection::vec(0x20u8..=0xFF, 0..100),
+            special in proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1F, b'\n']),
+            at in 0usize..100,
+            present in any::<bool>(),
+        ) {
+            let mut bytes: Vec<u8> = plain
+                .into_iter()
+                .map(|b| if b == b'"' || b == b'\\' { b'a' } else { b })
+                .collect();
+            if present {
+                bytes.insert(at.min(bytes.len()), special);
+            }
+            let expected = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(bytes.len());
+            prop_assert_eq!(plain_run(&bytes), expected);
+        }
+    }
 
     /// serde_json's own recursion limit is 128; generated documents stay far below it.
     const LIMITS: JsonLimits = JsonLimits {
