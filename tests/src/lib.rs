@@ -104,6 +104,16 @@ impl Gateway {
     /// 127.0.0.1:0 and `--upstream URL` when given. Panics if the process does not report its
     /// listeners within [`START_TIMEOUT`] (its log is in the message).
     pub async fn start(toml: &str, upstream: Option<&str>) -> Gateway {
+        Gateway::start_inner(toml, upstream, false).await
+    }
+
+    /// [`Gateway::start`], then stops reading the process's stderr (the pipe stays open and
+    /// fills up), as a log shipper that has stalled would.
+    pub async fn start_with_stalled_log(toml: &str, upstream: Option<&str>) -> Gateway {
+        Gateway::start_inner(toml, upstream, true).await
+    }
+
+    async fn start_inner(toml: &str, upstream: Option<&str>, stall_log: bool) -> Gateway {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let config_file = std::env::temp_dir().join(format!(
             "utf8gate-e2e-{}-{}.toml",
@@ -138,8 +148,29 @@ impl Gateway {
         let logs = Arc::new(Mutex::new(Vec::new()));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let kept = Arc::clone(&logs);
+        let started = Arc::new(tokio::sync::Notify::new());
+        let stall = stall_log.then(|| Arc::clone(&started));
         tokio::spawn(async move {
             let mut reader = tokio::io::BufReader::new(stderr);
+            if let Some(started) = stall {
+                // Read up to the listening lines, then never again (keeping the pipe open).
+                let read_head = async {
+                    loop {
+                        let mut line = Vec::new();
+                        match reader.read_until(b'\n', &mut line).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) => {
+                                let _ = tx.send(line);
+                            }
+                        }
+                    }
+                };
+                tokio::select! {
+                    () = read_head => {}
+                    () = started.notified() => {}
+                }
+                std::future::pending::<()>().await;
+            }
             loop {
                 let mut line = Vec::new();
                 match reader.read_until(b'\n', &mut line).await {
@@ -174,6 +205,7 @@ impl Gateway {
                 }
             }
         }
+        started.notify_one();
         let proxy = match bound.get("proxy") {
             Some(addr) => *addr,
             None => dead_addr().await,

@@ -1080,6 +1080,37 @@ async fn the_in_flight_gauge_returns_to_zero_when_a_proxy_client_disconnects() {
     assert_eq!(wait_in_flight(&gw, 0.0, Duration::from_secs(4)).await, 0.0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_log_reader_never_stalls_requests_and_dropped_lines_are_counted() {
+    let upstream = Upstream::start().await;
+    let gw =
+        Gateway::start_with_stalled_log("[log]\nbuffer_lines = 4\n", Some(&upstream.url())).await;
+    // Each request writes an audit line of about 300 bytes: 1000 of them fill the unread
+    // 64 KiB pipe several times over.
+    let started = Instant::now();
+    let mut conn = RawConn::connect(gw.proxy).await.expect("connect");
+    for i in 0..1000 {
+        conn.write(&get(&format!("/item/{i}")))
+            .await
+            .expect("write");
+        let response = conn
+            .read_response(Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|e| panic!("request {i} did not complete: {e}"));
+        assert_eq!(response.status, 200, "request {i}");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "1000 requests took {:?}",
+        started.elapsed()
+    );
+    let dropped = gw.metrics().await.value("utf8gate_log_lines_dropped_total");
+    assert!(
+        dropped > 0.0,
+        "no log line was counted as dropped, yet nothing read the pipe"
+    );
+}
+
 // New admin tests go here.
 
 // =============================================================================================

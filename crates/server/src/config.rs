@@ -153,6 +153,7 @@ impl Default for RawAuthz {
 struct RawLog {
     format: String,
     level: String,
+    buffer_lines: u64,
 }
 
 impl Default for RawLog {
@@ -160,6 +161,7 @@ impl Default for RawLog {
         RawLog {
             format: "json".into(),
             level: "info".into(),
+            buffer_lines: 16_384,
         }
     }
 }
@@ -261,6 +263,8 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Log level or filter directive.
     pub log_level: String,
+    /// Log lines queued for the writer thread; more are dropped (and counted), never waited for.
+    pub log_buffer_lines: usize,
 }
 
 /// Command-line values that override the configuration.
@@ -522,6 +526,7 @@ fn validate(
                 .ok_or_else(|| bad("trusted_peers", format!("{t:?} is not an address or CIDR")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let log_buffer_lines = limit("buffer_lines", raw.log.buffer_lines, 1, 1 << 20)? as usize;
     let log_format = match raw.log.format.as_str() {
         "json" => LogFormat::Json,
         "pretty" => LogFormat::Pretty,
@@ -578,6 +583,7 @@ fn validate(
         trusted_peers,
         log_format,
         log_level: raw.log.level,
+        log_buffer_lines,
     })
 }
 
@@ -702,6 +708,6 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 22);
+        assert_eq!(keys, 23);
     }
 }

@@ -62,7 +62,12 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    logging::init(config.log_format, &config.log_level);
+    // Held until the end of this function: dropping it writes out the queued log lines.
+    let _log = logging::init(
+        config.log_format,
+        &config.log_level,
+        config.log_buffer_lines,
+    );
     let mut listeners = Vec::new();
     if demo {
         let echo = match serve::Listener::bind(

@@ -18,6 +18,7 @@ pub struct Metrics {
     upstream_duration: Histogram,
     upstream_errors: IntCounterVec,
     body_limit_exceeded: IntCounter,
+    log_lines_dropped: IntCounter,
     in_flight: IntGauge,
 }
 
@@ -103,6 +104,10 @@ impl Metrics {
             "body_limit_exceeded_total",
             "Bodies refused for size.",
         ));
+        let log_lines_dropped = must(IntCounter::new(
+            "log_lines_dropped_total",
+            "Log lines dropped because the reader of stderr fell log.buffer_lines behind.",
+        ));
         let in_flight = must(IntGauge::new(
             "in_flight_requests",
             "Requests being handled.",
@@ -147,6 +152,7 @@ impl Metrics {
             Box::new(upstream_duration.clone()),
             Box::new(upstream_errors.clone()),
             Box::new(body_limit_exceeded.clone()),
+            Box::new(log_lines_dropped.clone()),
             Box::new(in_flight.clone()),
             Box::new(build_info),
         ] {
@@ -165,6 +171,7 @@ impl Metrics {
             upstream_duration,
             upstream_errors,
             body_limit_exceeded,
+            log_lines_dropped,
             in_flight,
         }
     }
@@ -238,6 +245,11 @@ impl Metrics {
 
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
+        let dropped = crate::logging::dropped_lines();
+        let counted = self.log_lines_dropped.get();
+        if dropped > counted {
+            self.log_lines_dropped.inc_by(dropped - counted);
+        }
         let mut out = Vec::new();
         if TextEncoder::new()
             .encode(&self.registry.gather(), &mut out)
