@@ -1,35 +1,51 @@
 #!/usr/bin/env bash
-# 1 GiB of valid multilingual UTF-8 streamed to /v1/scan (chunked, text/plain): throughput and
-# the server's peak RSS above idle. Baseline in the same run: the same generator into `wc -c`
-# (what the client side alone can push through a pipe on this machine).
+# 1 GiB of valid multilingual UTF-8 uploaded to /v1/scan (curl -T from a file in the page cache,
+# text/plain): throughput and the server's peak RSS above idle. Baseline in the same run: the
+# same upload to nginx answering `return 200`, which reads the body and discards it (what the
+# loopback and curl alone cost on this machine).
 #
-# usage: bench/scan.sh        (GIB=1 by default; needs curl and a release build)
+# usage: bench/scan.sh        (GIB=1 by default; needs curl, nginx and a release build)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 GIB="${GIB:-1}"
 BIN="$ROOT/target/release/utf8gate"
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --release -p utf8gate-server -q)
 WORK="$(mktemp -d)"
-trap 'kill "${PID:-0}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+cleanup() {
+    kill "${PID:-0}" 2>/dev/null || true
+    nginx -s stop -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
 
-# One MiB of valid NFC text in several scripts, cut at a character boundary.
-python3 - "$WORK/mib" <<'EOF'
+# GIB GiB of valid NFC text in several scripts (1 MiB units cut at a character boundary).
+python3 - "$WORK/upload" "$GIB" <<'EOF'
 import sys
 unit = "Grüße aus Köln. こんにちは世界。 Καλή μέρα. Привет, мир! 🦀✓ नमस्ते 안녕하세요\n".encode()
-out = (unit * (2**20 // len(unit) + 1))[: 2**20]
+mib = (unit * (2**20 // len(unit) + 1))[: 2**20]
 while True:
     try:
-        out.decode("utf-8")
+        mib.decode("utf-8")
         break
     except UnicodeDecodeError:
-        out = out[:-1]
-out += b" " * (2**20 - len(out))
-open(sys.argv[1], "wb").write(out)
+        mib = mib[:-1]
+mib += b" " * (2**20 - len(mib))
+with open(sys.argv[1], "wb") as f:
+    for _ in range(int(sys.argv[2]) * 1024):
+        f.write(mib)
 EOF
-gen() {
-    python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); w = sys.stdout.buffer.write
-for _ in range(int(sys.argv[2]) * 1024): w(b)' "$WORK/mib" "$GIB"
+
+mkdir -p "$WORK/nginx"
+cat > "$WORK/nginx/nginx.conf" <<EOF
+worker_processes 1; daemon on; pid $WORK/nginx/nginx.pid; error_log $WORK/nginx/error.log warn;
+events { worker_connections 64; }
+http {
+  access_log off; client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/f; uwsgi_temp_path $WORK/nginx/u; scgi_temp_path $WORK/nginx/s;
+  server { listen 127.0.0.1:18387; client_max_body_size 0; location / { return 200 "discarded"; } }
 }
+EOF
+nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx"
 
 cat > "$WORK/scan.toml" <<EOF
 [limits]
@@ -43,18 +59,20 @@ for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:1838
 sleep 0.5
 idle_kib=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
 
-t0=$(date +%s.%N); gen | wc -c >/dev/null; t1=$(date +%s.%N)
-pipe=$(echo "$GIB * 1073741824 / ($t1 - $t0) / 1000000000" | bc -l)
+upload() {
+    curl -sS --max-time 600 -X POST -T "$WORK/upload" -H 'Content-Type: text/plain; charset=utf-8' \
+        -H 'Expect:' "$1"
+}
+rate() { echo "$GIB * 1073741824 / ($2 - $1) / 1000000000" | bc -l; }
 
-t0=$(date +%s.%N)
-verdict=$(gen | curl -sS --max-time 600 -X POST -T - -H 'Content-Type: text/plain; charset=utf-8' \
-    -H 'Expect:' http://127.0.0.1:18385/v1/scan)
-t1=$(date +%s.%N)
-scan=$(echo "$GIB * 1073741824 / ($t1 - $t0) / 1000000000" | bc -l)
+t0=$(date +%s.%N); upload http://127.0.0.1:18387/ >/dev/null; t1=$(date +%s.%N)
+base=$(rate "$t0" "$t1")
+t0=$(date +%s.%N); verdict=$(upload http://127.0.0.1:18385/v1/scan); t1=$(date +%s.%N)
+scan=$(rate "$t0" "$t1")
 peak_kib=$(awk '/^VmHWM/ {print $2}' "/proc/$PID/status")
 grep -q '"decision":"allow"' <<<"$verdict" || { echo "unexpected verdict: ${verdict:0:300}"; exit 1; }
 inspected=$(grep -o '"bytes_inspected":[0-9]*' <<<"$verdict" || true)
 
-printf '| %s GiB to /v1/scan | %.2f GB/s | pipe baseline %.2f GB/s | %.2f× pipe | idle RSS %d MiB, peak %d MiB (+%d MiB) | %s |\n' \
-    "$GIB" "$scan" "$pipe" "$(echo "$scan / $pipe" | bc -l)" $((idle_kib / 1024)) $((peak_kib / 1024)) \
+printf '| %s GiB to /v1/scan | %.2f GB/s | nginx discarding: %.2f GB/s | %.2f× nginx | idle RSS %d MiB, peak %d MiB (+%d MiB) | %s |\n' \
+    "$GIB" "$scan" "$base" "$(echo "$scan / $base" | bc -l)" $((idle_kib / 1024)) $((peak_kib / 1024)) \
     $(((peak_kib - idle_kib) / 1024)) "${inspected:-}"

@@ -48,20 +48,24 @@ pub fn strip_hop_by_hop(map: &mut HeaderMap) {
     for name in named {
         map.remove(name);
     }
-    for name in [
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "proxy-authenticate",
-        "proxy-authorization",
-    ] {
+    for name in HOP_BY_HOP {
         map.remove(name);
     }
 }
+
+/// The hop-by-hop fields of RFC 9110 §7.6.1 (and their older kin), as ready header names: no
+/// parsing per request.
+const HOP_BY_HOP: [HeaderName; 9] = [
+    axum::http::header::CONNECTION,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+    axum::http::header::TE,
+    axum::http::header::TRAILER,
+    axum::http::header::TRANSFER_ENCODING,
+    axum::http::header::UPGRADE,
+    axum::http::header::PROXY_AUTHENTICATE,
+    axum::http::header::PROXY_AUTHORIZATION,
+];
 
 #[cfg(test)]
 mod tests {

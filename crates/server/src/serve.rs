@@ -159,6 +159,9 @@ pub async fn run(
                         continue;
                     }
                 };
+                // As nginx does on keep-alive connections: a response streamed in pieces (head,
+                // then the upstream's body) must not wait for the client's delayed ACK.
+                let _ = stream.set_nodelay(true);
                 let service = router.clone().layer(axum::Extension(ConnectInfo(peer))).into_service().map_request(|r: hyper::Request<hyper::body::Incoming>| r.map(axum::body::Body::new));
                 let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
                 let conn = graceful.watch(conn);
