@@ -1,4 +1,4 @@
-//! Test support for the end-to-end tests of utf8gate (`tests/e2e.rs`).
+//! Test support for the end-to-end tests of utf8gate (`tests/e2e/`).
 //!
 //! Everything runs on loopback (127.0.0.1, port 0):
 //!

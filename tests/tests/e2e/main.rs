@@ -1,0 +1,16 @@
+//! End-to-end tests: the real `utf8gate serve` process on loopback, a real upstream behind it,
+//! and a raw HTTP/1.1 client that sends exactly the bytes each test needs.
+//!
+//! One test binary, a module per area: proxy (allow, sanitize, reject), upstream failures,
+//! limits, API (scan, sanitize), authz, admin, shutdown. Each module ends its sections with a
+//! "New ... tests go here" signpost. Every wait is bounded (exchange timeouts, polls with a
+//! deadline); no sleep is used to wait for something a poll can observe.
+
+mod admin;
+mod api;
+mod authz;
+mod limits;
+mod proxy;
+mod shutdown;
+mod support;
+mod upstream;
