@@ -1,0 +1,472 @@
+//! Tests of the NFC check: NormalizationTest.txt and ICU4X as oracles, every scalar against
+//! the tables, Stream-Safe run counting.
+
+use super::*;
+
+use proptest::prelude::*;
+
+/// Every scalar value.
+fn scalars() -> impl Iterator<Item = char> {
+    (0..=0x10_FFFFu32).filter_map(char::from_u32)
+}
+
+/// The oracle: NFC by `unicode-normalization`, character by character.
+fn oracle_nfc(s: &str) -> String {
+    s.nfc().collect()
+}
+
+/// Checks `nfc_status` and `to_nfc` on `s` against the oracle.
+fn check_against_oracle(s: &str) {
+    let expected = oracle_nfc(s);
+    let status = nfc_status(s);
+    let normalized = to_nfc(s);
+    assert_eq!(normalized, expected, "to_nfc({s:?})");
+    assert_eq!(
+        matches!(normalized, Cow::Borrowed(_)),
+        expected == s,
+        "to_nfc({s:?}) borrows exactly when already NFC"
+    );
+    if expected == s {
+        assert_eq!(status, NfcStatus::Nfc, "nfc_status({s:?})");
+    } else {
+        let NfcStatus::NotNfc { offset } = status else {
+            panic!("nfc_status({s:?}) is Nfc but NFC is {expected:?}");
+        };
+        let first_diff = s
+            .bytes()
+            .zip(expected.bytes())
+            .position(|(a, b)| a != b)
+            .unwrap_or(s.len().min(expected.len()));
+        assert!(s.is_char_boundary(offset), "{s:?}: offset {offset}");
+        assert!(
+            offset <= first_diff,
+            "{s:?}: offset {offset} is past the first difference {first_diff}"
+        );
+        assert!(offset < s.len(), "{s:?}: offset {offset}");
+    }
+}
+
+/// The table holds exactly the characters that are not inert, by the definition.
+#[test]
+fn table_matches_definition() {
+    let tables = nfc_tables();
+    for c in scalars() {
+        let not_inert = !is_inert(c);
+        assert_eq!(tables.is_not_inert(c as u32), not_inert, "{c:?}");
+        // The lookup by leading bytes, whatever follows the character.
+        for follower in [0x00, 0x41, 0xBF, 0xE3] {
+            let mut buf = [follower; 6];
+            let len = c.encode_utf8(&mut buf).len();
+            buf[len..].fill(follower);
+            let start = [buf[0], buf[1], buf[2]];
+            if c as u32 >= 0x300 {
+                assert_eq!(tables.not_inert_at(&buf, 0, start), not_inert, "{c:?}");
+            }
+            if not_inert {
+                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
+                assert!(may_be_not_inert(buf[0], buf[1], buf[2]), "{c:?}");
+            }
+        }
+    }
+    assert_eq!(
+        tables.filter, SEQUENCES,
+        "both filters flag every non-inert char"
+    );
+    assert!(tables.not_inert.skipped_leads_are_empty());
+}
+
+/// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and
+/// `needs_lookup` is "not below 0xCC and not in SKIPPED_LEADS".
+#[test]
+fn prefilter_premises() {
+    assert!(('\0'..='\u{2FF}').all(is_inert));
+    assert!(!is_inert('\u{300}'));
+    for b in 0..=u8::MAX {
+        let skipped = SKIPPED_LEADS.iter().any(|&(lo, hi)| (lo..=hi).contains(&b));
+        assert_eq!(needs_lookup(b), b >= 0xCC && !skipped, "{b:#04X}");
+    }
+}
+
+/// An inert character is a boundary: its canonical decomposition starts with an inert
+/// character (a starter that nothing composes with from the left).
+#[test]
+fn inert_characters_decompose_to_an_inert_start() {
+    for c in scalars().filter(|&c| is_inert(c)) {
+        let first = c.to_string().nfd().next();
+        assert!(first.is_some_and(is_inert), "{c:?} starts with {first:?}");
+    }
+}
+
+/// The stream-safe table matches the direct computation, and its three-bit fields suffice.
+#[test]
+fn stream_safe_table_matches_definition() {
+    let tables = stream_safe_tables();
+    let (mut max_lead, mut max_trail) = (0, 0);
+    for c in scalars() {
+        let mut nfkd = Vec::new();
+        decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
+        let lead = nfkd.iter().take_while(|&&n| n).count();
+        let trail = nfkd.iter().rev().take_while(|&&n| n).count();
+        let props = tables.props(c as u32);
+        assert_eq!(usize::from(props.lead()), lead, "{c:?}");
+        assert_eq!(usize::from(props.trail()), trail, "{c:?}");
+        assert_eq!(props.all_nonstarters(), lead == nfkd.len(), "{c:?}");
+        max_lead = max_lead.max(lead);
+        max_trail = max_trail.max(trail);
+        if (c as u32) < 0x300 {
+            assert_eq!(
+                lead, 0,
+                "{c:?} is below U+0300 but starts with a non-starter"
+            );
+        }
+    }
+    assert!(max_lead < 7 && max_trail < 7, "{max_lead} {max_trail}");
+    assert_eq!(usize::from(tables.max_trail), max_trail);
+    assert!(tables.filter_exact);
+}
+
+/// The parsed lines and the Part 1 characters of NormalizationTest.txt.
+struct NormalizationTest {
+    /// `(line number, [c1, c2, c3, c4, c5])`.
+    lines: Vec<(usize, [String; 5])>,
+    /// The characters listed in Part 1.
+    part1: std::collections::BTreeSet<char>,
+}
+
+/// Reads `../shared/testdata/NormalizationTest.txt` (Unicode 18).
+fn normalization_test() -> NormalizationTest {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/testdata/NormalizationTest.txt"
+    );
+    let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut lines = Vec::new();
+    let mut part1 = std::collections::BTreeSet::new();
+    let mut part = "";
+    for (n, line) in data.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(name) = line.strip_prefix('@') {
+            part = if name.starts_with("Part1") {
+                "Part1"
+            } else {
+                "other"
+            };
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let columns: Vec<String> = line
+            .split(';')
+            .take(5)
+            .map(|col| {
+                col.split_whitespace()
+                    .map(|hex| {
+                        let cp = u32::from_str_radix(hex, 16).expect("hex code point");
+                        char::from_u32(cp).expect("scalar value")
+                    })
+                    .collect()
+            })
+            .collect();
+        let columns: [String; 5] = columns.try_into().expect("five columns");
+        if part == "Part1" {
+            let mut chars = columns[0].chars();
+            part1.insert(chars.next().expect("one character"));
+            assert!(chars.next().is_none(), "Part 1 lists single characters");
+        }
+        lines.push((n + 1, columns));
+    }
+    assert!(lines.len() > 19_000, "{} lines", lines.len());
+    assert!(part1.len() > 10_000, "{} Part 1 characters", part1.len());
+    NormalizationTest { lines, part1 }
+}
+
+/// Every line of NormalizationTest.txt: the NFC invariants, and `nfc_status` agrees with
+/// `to_nfc` on every column.
+#[test]
+fn normalization_test_lines() {
+    let test = normalization_test();
+    for (n, [c1, c2, c3, c4, c5]) in &test.lines {
+        for (source, nfc) in [(c1, c2), (c2, c2), (c3, c2), (c4, c4), (c5, c4)] {
+            assert_eq!(to_nfc(source), nfc.as_str(), "line {n}: NFC({source:?})");
+        }
+        for column in [c1, c2, c3, c4, c5] {
+            let is_nfc = to_nfc(column) == column.as_str();
+            assert_eq!(
+                nfc_status(column) == NfcStatus::Nfc,
+                is_nfc,
+                "line {n}: nfc_status({column:?})"
+            );
+            check_against_oracle(column);
+        }
+    }
+}
+
+/// Part 1 characters agree with the oracle; every other scalar (assigned or not) is its own
+/// NFC (NormalizationTest.txt, conformance 2), so `nfc_status` is `Nfc` and `to_nfc` borrows.
+#[test]
+fn every_scalar_alone() {
+    let test = normalization_test();
+    for c in scalars() {
+        let s = c.to_string();
+        if test.part1.contains(&c) {
+            check_against_oracle(&s);
+        } else {
+            assert_eq!(nfc_status(&s), NfcStatus::Nfc, "{c:?}");
+            assert!(matches!(to_nfc(&s), Cow::Borrowed(_)), "{c:?}");
+            assert!(s.nfc().eq(s.chars()), "oracle disagrees on {c:?}");
+        }
+    }
+}
+
+/// Every scalar between two contexts that interact with it: after a starter that
+/// composes with marks, before a combining mark, and after ASCII that puts it at the end of a
+/// 32-byte chunk.
+#[test]
+fn every_scalar_in_context() {
+    for c in scalars() {
+        let mut s = String::from("e");
+        s.push(c);
+        s.push('\u{301}');
+        check_against_oracle(&s);
+        let mut s = "x".repeat(31);
+        s.push(c);
+        s.push('\u{327}');
+        check_against_oracle(&s);
+    }
+}
+
+/// Non-NFC sequences placed at every offset around the 32-byte chunk edges.
+#[test]
+fn chunk_edges() {
+    let cases = [
+        "e\u{301}",
+        "\u{301}",
+        "\u{1100}\u{1161}",
+        "\u{AC00}\u{11A8}",
+        "\u{304B}\u{3099}",
+        "\u{F900}",
+        "a\u{323}\u{307}",
+        "\u{1E0A}\u{323}",
+        "\u{212B}",
+        "\u{2000}",
+        "\u{1D15E}",
+        "\u{2F800}",
+        "\u{0915}\u{093C}",
+    ];
+    for case in cases {
+        for pad in 0..200 {
+            for filler in [
+                "x",
+                "é",
+                "д",
+                "中",
+                "😀",
+                "ア",
+                "。",
+                "👩\u{200D}💻",
+                "❤\u{FE0F}",
+            ] {
+                let mut s = filler.repeat(pad / filler.len());
+                s.push_str(&"y".repeat(pad % filler.len()));
+                s.push_str(case);
+                s.push_str(&"z".repeat(pad % 7));
+                check_against_oracle(&s);
+            }
+        }
+    }
+}
+
+/// A defect after runs of low bytes of every length, across the four-block skip.
+#[test]
+fn low_runs() {
+    for n in 0..700 {
+        for low in ["x".repeat(n), "é".repeat(n / 2) + &"x".repeat(n % 2)] {
+            for defect in ["\u{301}", "\u{F900}", "\u{1D15E}", "\u{212B}"] {
+                check_against_oracle(&format!("{low}{defect}{}", "x".repeat(n % 7)));
+            }
+            assert_eq!(nfc_status(&low), NfcStatus::Nfc);
+        }
+    }
+}
+
+/// Long dense text (which the scan checks with its costlier filter) with one defect at many
+/// places, and clean.
+#[test]
+fn long_text_one_defect() {
+    let bases = [
+        "テキストの東京。ひらがな，カタカナ：".repeat(120),
+        "👍🏽👩\u{200D}💻🇫🇷❤\u{FE0F}✨".repeat(120),
+        "{\"t\":\"привет 東京 ✨ déjà\"}\n".repeat(120),
+    ];
+    for base in &bases {
+        assert_eq!(nfc_status(base), NfcStatus::Nfc);
+        let boundaries: Vec<usize> = base.char_indices().map(|(i, _)| i).collect();
+        for &at in boundaries.iter().step_by(boundaries.len() / 97) {
+            for defect in ["e\u{301}", "\u{309A}", "\u{F900}", "\u{2000}", "\u{FE20}"] {
+                let s = format!("{}{defect}{}", &base[..at], &base[at..]);
+                check_against_oracle(&s);
+            }
+        }
+    }
+}
+
+/// Offsets in a few known cases.
+#[test]
+fn offsets() {
+    assert_eq!(nfc_status(""), NfcStatus::Nfc);
+    assert_eq!(
+        nfc_status("déjà vu, Straße, 東京, привет, 😀"),
+        NfcStatus::Nfc
+    );
+    assert_eq!(nfc_status("cafe\u{301}"), NfcStatus::NotNfc { offset: 3 });
+    assert_eq!(nfc_status("\u{301}e"), NfcStatus::Nfc);
+    assert_eq!(nfc_status("ab\u{212B}"), NfcStatus::NotNfc { offset: 2 });
+    // Ḋ + dot below: the composite itself changes (to Ḍ + dot above).
+    assert_eq!(
+        nfc_status("x\u{1E0A}\u{323}"),
+        NfcStatus::NotNfc { offset: 1 }
+    );
+    // Marks out of canonical order: the first mark is where the text differs.
+    assert_eq!(
+        nfc_status("q\u{301}\u{323}"),
+        NfcStatus::NotNfc { offset: 1 }
+    );
+    assert_eq!(to_nfc("cafe\u{301}!"), "café!");
+    assert!(matches!(to_nfc("café"), Cow::Borrowed("café")));
+}
+
+/// A strategy for text that exercises normalization: ASCII, Latin, combining marks, Hangul
+/// jamo and syllables, CJK, kana with voicing marks, emoji and compatibility ideographs.
+fn interesting_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => "[a-zA-Z0-9 ]{1,40}",
+        2 => "[àéïôûçÅåñøß]{1,4}",
+        3 => "[\u{300}-\u{36F}]",
+        1 => "[\u{1AB0}-\u{1AFF}]",
+        1 => "[\u{20D0}-\u{20FF}]",
+        1 => "[\u{591}-\u{5C7}]",
+        2 => "[\u{1100}-\u{11FF}]",
+        2 => "[\u{AC00}-\u{AC40}\u{D7A0}-\u{D7FF}]",
+        2 => "[\u{4E00}-\u{4E40}]{1,3}",
+        2 => "[\u{3040}-\u{30FF}]",
+        2 => "[\u{3099}\u{309A}]",
+        1 => "[\u{1F600}-\u{1F64F}\u{1F3FB}-\u{1F3FF}\u{200D}\u{FE0F}]",
+        1 => "[\u{F900}-\u{FAFF}\u{2F800}-\u{2F810}]",
+        1 => "[\u{0900}-\u{097F}\u{0E00}-\u{0E7F}\u{0F70}-\u{0F80}]",
+        1 => "[\u{1E00}-\u{1EFF}\u{1F00}-\u{1FFF}\u{2000}-\u{2130}]",
+        1 => "[\u{0400}-\u{04FF}]{1,5}",
+        1 => any::<char>().prop_map(String::from),
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+/// Naive stream-safe count per UAX #15 §13, straight from the NFKD of each character, with
+/// the same run reporting as `nonstarter_run_over`.
+fn naive_nonstarter_run(s: &str, limit: usize) -> Option<(usize, usize, usize)> {
+    let (mut start, mut end, mut count, mut over) = (0, 0, 0, false);
+    for (i, c) in s.char_indices() {
+        let mut nfkd = Vec::new();
+        decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
+        let lead = nfkd.iter().take_while(|&&n| n).count();
+        let trail = nfkd.iter().rev().take_while(|&&n| n).count();
+        let i_end = i + c.len_utf8();
+        if count + lead > limit {
+            over = true;
+        }
+        if lead == nfkd.len() {
+            if count == 0 {
+                start = i;
+            }
+            count += lead;
+            end = i_end;
+        } else {
+            if lead > 0 {
+                if count == 0 {
+                    start = i;
+                }
+                end = i_end;
+            }
+            if over {
+                return Some((start, end - start, count + lead));
+            }
+            (start, end, count) = (i, i_end, trail);
+        }
+    }
+    over.then_some((start, end - start, count))
+}
+
+/// The examples of the brief: 31 combining acutes after `a` are reported, 30 are not.
+#[test]
+fn nonstarter_runs() {
+    let acutes = |n: usize| format!("xa{}b", "\u{301}".repeat(n));
+    assert_eq!(nonstarter_run_over(&acutes(31), 30), Some((2, 62, 31)));
+    assert_eq!(nonstarter_run_over(&acutes(30), 30), None);
+    assert_eq!(
+        nonstarter_run_over(&acutes(40)[..70], 30),
+        Some((2, 68, 34))
+    );
+    // `À` brings one trailing non-starter of its own.
+    let s = format!("\u{C0}{}", "\u{301}".repeat(30));
+    assert_eq!(nonstarter_run_over(&s, 30), Some((0, 62, 31)));
+    // U+FF9E is a starter whose NFKD is U+3099, a non-starter.
+    let s = format!("\u{30AB}{}", "\u{FF9E}".repeat(31));
+    assert_eq!(nonstarter_run_over(&s, 30), Some((3, 93, 31)));
+    // U+0344 decomposes to two non-starters.
+    let s = format!("a{}", "\u{344}".repeat(16));
+    assert_eq!(nonstarter_run_over(&s, 30), Some((1, 32, 32)));
+    assert_eq!(nonstarter_run_over("plain text, 東京", 0), None);
+    assert_eq!(nonstarter_run_over("\u{C0}", 0), None);
+    assert_eq!(nonstarter_run_over("\u{C0}b", 0), Some((0, 2, 1)));
+    assert_eq!(nonstarter_run_over("", 0), None);
+}
+
+/// Runs of marks at every offset around the chunk edges, behind fillers of every script.
+#[test]
+fn nonstarter_runs_at_chunk_edges() {
+    for filler in ["x", "é", "д", "中", "😀", "\u{C0}"] {
+        for pad in 0..80 {
+            for marks in [29, 30, 31, 32] {
+                let s = format!(
+                    "{}{}{}",
+                    filler.repeat(pad / filler.len().max(1)),
+                    "\u{316}".repeat(marks),
+                    "k".repeat(pad % 5)
+                );
+                for limit in [0, 1, 2, 3, 4, 30] {
+                    assert_eq!(
+                        nonstarter_run_over(&s, limit),
+                        naive_nonstarter_run(&s, limit),
+                        "{s:?} limit {limit}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// `nfc_status` and `to_nfc` agree with `unicode-normalization` on mixed text.
+    #[test]
+    fn agrees_with_unicode_normalization(s in interesting_text()) {
+        check_against_oracle(&s);
+    }
+
+    /// `nonstarter_run_over` agrees with the naive count, and with
+    /// `unicode-normalization`'s `stream_safe()` at the UAX #15 limit of 30.
+    #[test]
+    fn nonstarter_runs_agree_with_naive(s in interesting_text(), marks in 0usize..40) {
+        let s = format!("{s}{}{s}", "\u{301}".repeat(marks));
+        for limit in [0, 1, 2, 3, 4, 5, 8, 30] {
+            prop_assert_eq!(
+                nonstarter_run_over(&s, limit),
+                naive_nonstarter_run(&s, limit),
+                "limit {}", limit
+            );
+        }
+        let stream_safe: String = s.chars().stream_safe().collect();
+        prop_assert_eq!(nonstarter_run_over(&s, 30).is_some(), stream_safe != s);
+    }
+}

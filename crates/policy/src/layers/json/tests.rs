@@ -1,0 +1,873 @@
+//! Tests of the JSON scanner: serde_json as the oracle on generated documents, escapes,
+//! limits and pointers.
+
+use super::*;
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+proptest! {
+    #[test]
+    fn plain_run_stops_where_the_definition_does(
+        plain in proptest::collection::vec(0x20u8..=0xFF, 0..100),
+        special in proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1F, b'\n']),
+        at in 0usize..100,
+        present in any::<bool>(),
+    ) {
+        let mut bytes: Vec<u8> = plain
+            .into_iter()
+            .map(|b| if b == b'"' || b == b'\\' { b'a' } else { b })
+            .collect();
+        if present {
+            bytes.insert(at.min(bytes.len()), special);
+        }
+        let expected = bytes
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(bytes.len());
+        prop_assert_eq!(plain_run(&bytes), expected);
+    }
+}
+
+/// serde_json's own recursion limit is 128; generated documents stay far below it.
+const LIMITS: JsonLimits = JsonLimits {
+    max_depth: 128,
+    max_strings: usize::MAX,
+};
+
+/// One expected token: pointer, is_key, decoded bytes.
+type Triple = (String, bool, Vec<u8>);
+
+/// The (pointer, is_key, value) of every token the scanner returned.
+fn triples(tokens: &[JsonString]) -> Vec<Triple> {
+    tokens
+        .iter()
+        .map(|t| (t.pointer.clone(), t.is_key, t.value.clone()))
+        .collect()
+}
+
+/// Oracle: the tokens of a parsed `Value`, in serialization order.
+fn walk(v: &Value, pointer: &str, out: &mut Vec<Triple>) {
+    match v {
+        Value::String(s) => out.push((pointer.to_owned(), false, s.as_bytes().to_vec())),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk(item, &format!("{pointer}/{i}"), out);
+            }
+        }
+        Value::Object(members) => {
+            for (k, item) in members {
+                let p = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+                out.push((p.clone(), true, k.as_bytes().to_vec()));
+                walk(item, &p, out);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// The tokens of a `Value`.
+fn expected_tokens(v: &Value) -> Vec<Triple> {
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out
+}
+
+/// Characters that stress string encoding.
+fn arb_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        4 => any::<char>(),
+        2 => proptest::char::range('\0', '\u{1f}'),
+        3 => proptest::sample::select(vec![
+            '"', '\\', '/', '~', '\u{7f}', 'é', '😀', '\u{ffff}', '\u{fffd}', '\u{10ffff}',
+            '\u{10000}', '\u{feff}', '\u{d7ff}', '\u{e000}', '\u{2028}',
+        ]),
+        3 => proptest::char::range('a', 'e'),
+    ]
+}
+
+/// Strings made of [`arb_char`].
+fn arb_string() -> impl Strategy<Value = String> {
+    proptest::collection::vec(arb_char(), 0..8).prop_map(|v| v.into_iter().collect())
+}
+
+/// Documents nested up to about 6 levels.
+fn arb_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_filter_map("finite", |f| {
+            serde_json::Number::from_f64(f).map(Value::Number)
+        }),
+        arb_string().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(6, 96, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            proptest::collection::vec((arb_string(), inner), 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// A deterministic xorshift generator, so a proptest seed drives the serializer's choices.
+struct Rng(u64);
+
+impl Rng {
+    /// A number below `n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// A serializer that picks, per character, raw, a short escape or `\uXXXX` (surrogate pairs
+/// for supplementary characters, hex digits of either case), and random whitespace.
+struct Writer {
+    /// Choices.
+    rng: Rng,
+    /// Output.
+    out: Vec<u8>,
+}
+
+impl Writer {
+    /// Zero to two whitespace bytes.
+    fn ws(&mut self) {
+        for _ in 0..self.rng.below(3) {
+            let i = usize::try_from(self.rng.below(4)).unwrap();
+            self.out.push(b" \t\n\r"[i]);
+        }
+    }
+
+    /// A `\uXXXX` escape.
+    fn unit(&mut self, unit: u16) {
+        let s = if self.rng.below(2) == 0 {
+            format!("\\u{unit:04x}")
+        } else {
+            format!("\\u{unit:04X}")
+        };
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    /// A string literal.
+    fn string(&mut self, s: &str) {
+        self.out.push(b'"');
+        for c in s.chars() {
+            let forced = c == '"' || c == '\\' || c < ' ';
+            let short = match c {
+                '"' => Some("\\\""),
+                '\\' => Some("\\\\"),
+                '/' => Some("\\/"),
+                '\u{8}' => Some("\\b"),
+                '\u{c}' => Some("\\f"),
+                '\n' => Some("\\n"),
+                '\r' => Some("\\r"),
+                '\t' => Some("\\t"),
+                _ => None,
+            };
+            let choice = self.rng.below(4);
+            match short {
+                _ if !forced && choice < 2 => {
+                    let mut buf = [0u8; 4];
+                    self.out
+                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                Some(short) if choice != 3 => self.out.extend_from_slice(short.as_bytes()),
+                _ => {
+                    let mut buf = [0u16; 2];
+                    for unit in c.encode_utf16(&mut buf).iter().copied() {
+                        self.unit(unit);
+                    }
+                }
+            }
+        }
+        self.out.push(b'"');
+    }
+
+    /// Any value.
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.out.extend_from_slice(b"null"),
+            Value::Bool(b) => self.out.extend_from_slice(b.to_string().as_bytes()),
+            Value::Number(n) => self.out.extend_from_slice(n.to_string().as_bytes()),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                self.out.push(b'[');
+                self.ws();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                        self.ws();
+                    }
+                    self.value(item);
+                    self.ws();
+                }
+                self.out.push(b']');
+            }
+            Value::Object(members) => {
+                self.out.push(b'{');
+                self.ws();
+                for (i, (k, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                        self.ws();
+                    }
+                    self.string(k);
+                    self.ws();
+                    self.out.push(b':');
+                    self.ws();
+                    self.value(item);
+                    self.ws();
+                }
+                self.out.push(b'}');
+            }
+        }
+    }
+}
+
+/// `v` serialized with random escapes and whitespace chosen by `seed`.
+fn write_random(v: &Value, seed: u64) -> Vec<u8> {
+    let mut w = Writer {
+        rng: Rng(seed | 1),
+        out: Vec::new(),
+    };
+    w.ws();
+    w.value(v);
+    w.ws();
+    w.out
+}
+
+/// The three serializations of a document the tests use.
+fn bodies(v: &Value, seed: u64) -> Vec<Vec<u8>> {
+    vec![
+        serde_json::to_vec(v).unwrap(),
+        serde_json::to_vec_pretty(v).unwrap(),
+        write_random(v, seed),
+    ]
+}
+
+/// serde_json's pure syntax check: `IgnoredAny` walks the document without building
+/// strings (so it neither pairs surrogates nor checks UTF-8) or numbers (no range check),
+/// and has no recursion limit.
+fn serde_syntax_ok(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+}
+
+/// A JSON string read by serde_json as bytes: escapes decoded, raw bytes copied, lone
+/// surrogates as their 3-byte generalized UTF-8 (ED A0..BF xx).
+struct WtfBytes(Vec<u8>);
+
+impl<'de> serde::Deserialize<'de> for WtfBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// Accepts bytes only.
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = WtfBytes;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a JSON string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<WtfBytes, E> {
+                Ok(WtfBytes(v.to_vec()))
+            }
+        }
+        d.deserialize_bytes(Bytes)
+    }
+}
+
+/// Turns serde_json's generalized UTF-8 into what `scan` promises: each encoded surrogate
+/// becomes U+FFFD, recorded with its value. Only valid when the raw bytes of the literal
+/// contain no 0xED (the generators below never put one there).
+fn wtf8_to_scan(b: &[u8]) -> (Vec<u8>, Vec<(usize, u16)>) {
+    let mut out = Vec::new();
+    let mut lone = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let [0xED, b1 @ 0xA0..=0xBF, b2, ..] = b[i..] {
+            lone.push((
+                out.len(),
+                0xD000 | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F),
+            ));
+            out.extend_from_slice(&REPLACEMENT);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    (out, lone)
+}
+
+/// One edit of a document.
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Delete the byte at the index.
+    Delete(proptest::sample::Index),
+    /// Insert a byte before the index.
+    Insert(proptest::sample::Index, u8),
+    /// Replace the byte at the index.
+    Replace(proptest::sample::Index, u8),
+}
+
+/// Bytes likely to change the meaning of a JSON document.
+fn arb_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        3 => proptest::sample::select(b"{}[]:,\"\\/utfnlrbe0123456789-+.E \t\n\rDd".to_vec()),
+        1 => proptest::sample::select(vec![0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xED, 0xF0, 0xFF]),
+        1 => any::<u8>(),
+    ]
+}
+
+/// A random edit.
+fn arb_mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<proptest::sample::Index>().prop_map(Mutation::Delete),
+        (any::<proptest::sample::Index>(), arb_byte()).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        (any::<proptest::sample::Index>(), arb_byte()).prop_map(|(i, b)| Mutation::Replace(i, b)),
+    ]
+}
+
+/// Applies an edit.
+fn mutate(body: &mut Vec<u8>, m: &Mutation) {
+    match m {
+        Mutation::Delete(i) if !body.is_empty() => {
+            body.remove(i.index(body.len()));
+        }
+        Mutation::Insert(i, b) => {
+            let at = i.index(body.len() + 1);
+            body.insert(at, *b);
+        }
+        Mutation::Replace(i, b) if !body.is_empty() => {
+            let at = i.index(body.len());
+            body[at] = *b;
+        }
+        Mutation::Delete(_) | Mutation::Replace(..) => {}
+    }
+}
+
+/// A piece of a string literal for the lone-surrogate test.
+fn arb_fragment() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        3 => (0xD800u16..=0xDBFF).prop_map(|u| format!("\\u{u:04X}").into_bytes()),
+        3 => (0xDC00u16..=0xDFFF).prop_map(|u| format!("\\u{u:04x}").into_bytes()),
+        2 => any::<u16>().prop_map(|u| format!("\\u{u:04x}").into_bytes()),
+        2 => proptest::sample::select(vec![
+            0x80u8, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
+        ])
+        .prop_map(|b| vec![b]),
+        2 => proptest::sample::select(vec![
+            "\\n", "\\\"", "\\\\", "\\/", "a", "~", "/", "é", "😀", "\\u0000",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+    ]
+}
+
+/// A string literal made of fragments.
+fn arb_literal() -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(arb_fragment(), 0..8).prop_map(|parts| {
+        let mut lit = vec![b'"'];
+        lit.extend(parts.concat());
+        lit.push(b'"');
+        lit
+    })
+}
+
+/// Replaces `tokens`' spans in `body` with new literals (spans are increasing and disjoint).
+fn rewrite(body: &[u8], tokens: &[JsonString], new: impl Fn(&JsonString) -> String) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut copied = 0;
+    for t in tokens {
+        out.extend_from_slice(&body[copied..t.raw.start]);
+        out.extend_from_slice(new(t).as_bytes());
+        copied = t.raw.end;
+    }
+    out.extend_from_slice(&body[copied..]);
+    out
+}
+
+/// The rewrite of the rewrite test: keys get a `k` prefix, string values are reversed.
+fn transform(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.chars().rev().collect()),
+        Value::Array(items) => Value::Array(items.iter().map(transform).collect()),
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, item)| (format!("k{k}"), transform(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Shorthand for a syntax error.
+fn err(offset: usize, message: &'static str) -> Result<Vec<JsonString>, JsonError> {
+    Err(JsonError::Syntax { offset, message })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Valid documents: the tokens are exactly the strings of serde_json's parse, and every
+    /// span is one string literal that serde_json decodes to the same value.
+    #[test]
+    fn tokens_match_serde_json(v in arb_value(), seed in any::<u64>()) {
+        let expected = expected_tokens(&v);
+        for body in bodies(&v, seed) {
+            let parsed: Value = serde_json::from_slice(&body).unwrap();
+            prop_assert_eq!(&expected_tokens(&parsed), &expected);
+            let tokens = scan(&body, LIMITS);
+            prop_assert!(tokens.is_ok(), "{:?} on {:?}", tokens, String::from_utf8_lossy(&body));
+            let tokens = tokens.unwrap();
+            prop_assert_eq!(&triples(&tokens), &expected);
+            let mut end = 0;
+            for t in &tokens {
+                prop_assert!(end <= t.raw.start && t.raw.start + 2 <= t.raw.end);
+                end = t.raw.end;
+                let literal = &body[t.raw.clone()];
+                prop_assert_eq!(literal.first(), Some(&b'"'));
+                prop_assert_eq!(literal.last(), Some(&b'"'));
+                let s: String = serde_json::from_slice(literal).unwrap();
+                prop_assert_eq!(s.as_bytes(), &t.value[..]);
+                prop_assert!(t.lone_surrogates.is_empty());
+                // Raw NULs are syntax errors, so every NUL came from `\u0000`.
+                let nuls: Vec<usize> =
+                    t.value.iter().enumerate().filter(|(_, b)| **b == 0).map(|(i, _)| i).collect();
+                prop_assert_eq!(&t.escaped_nuls, &nuls);
+            }
+        }
+    }
+
+    /// Lone surrogate escapes and raw non-UTF-8 bytes, which serde_json refuses in a
+    /// `String`: decoding agrees with serde_json's byte-string decoding, where a lone
+    /// surrogate is kept as generalized UTF-8.
+    #[test]
+    fn lone_surrogates_and_raw_bytes_match_serde_bytes(
+        lits in proptest::collection::vec(arb_literal(), 3),
+    ) {
+        let mut body = b"{".to_vec();
+        body.extend_from_slice(&lits[0]);
+        body.extend_from_slice(b": [");
+        body.extend_from_slice(&lits[1]);
+        body.extend_from_slice(b", 1], \"k\": ");
+        body.extend_from_slice(&lits[2]);
+        body.push(b'}');
+        prop_assert!(serde_syntax_ok(&body));
+        let tokens = scan(&body, LIMITS).unwrap();
+        prop_assert_eq!(tokens.len(), 4);
+        prop_assert_eq!(&tokens[1].pointer, &format!("{}/0", tokens[0].pointer));
+        prop_assert_eq!(&tokens[3].pointer, "/k");
+        for t in &tokens {
+            let WtfBytes(wtf) = serde_json::from_slice(&body[t.raw.clone()]).unwrap();
+            let (value, lone) = wtf8_to_scan(&wtf);
+            prop_assert_eq!(&t.value, &value);
+            prop_assert_eq!(&t.lone_surrogates, &lone);
+            let nuls: Vec<usize> =
+                t.value.iter().enumerate().filter(|(_, b)| **b == 0).map(|(i, _)| i).collect();
+            prop_assert_eq!(&t.escaped_nuls, &nuls);
+        }
+        let key = String::from_utf8_lossy(&tokens[0].value).replace('~', "~0").replace('/', "~1");
+        prop_assert_eq!(&tokens[0].pointer, &format!("/{key}"));
+    }
+
+    /// Rewriting spans with `encode_string` changes those strings and nothing else.
+    #[test]
+    fn rewriting_spans_keeps_the_rest(v in arb_value(), seed in any::<u64>()) {
+        for body in bodies(&v, seed) {
+            let tokens = scan(&body, LIMITS).unwrap();
+            let same = rewrite(&body, &tokens, |t| {
+                encode_string(core::str::from_utf8(&t.value).unwrap())
+            });
+            prop_assert_eq!(
+                serde_json::from_slice::<Value>(&same).unwrap(),
+                serde_json::from_slice::<Value>(&body).unwrap()
+            );
+            let changed = rewrite(&body, &tokens, |t| {
+                let s = core::str::from_utf8(&t.value).unwrap();
+                if t.is_key {
+                    encode_string(&format!("k{s}"))
+                } else {
+                    encode_string(&s.chars().rev().collect::<String>())
+                }
+            });
+            prop_assert_eq!(
+                serde_json::from_slice::<Value>(&changed).unwrap(),
+                transform(&serde_json::from_slice::<Value>(&body).unwrap())
+            );
+        }
+        // serde_json escapes exactly as `encode_string` does: an identity rewrite of its
+        // output is byte for byte the same body.
+        let pretty = serde_json::to_vec_pretty(&v).unwrap();
+        let tokens = scan(&pretty, LIMITS).unwrap();
+        let same = rewrite(&pretty, &tokens, |t| {
+            encode_string(core::str::from_utf8(&t.value).unwrap())
+        });
+        prop_assert_eq!(same, pretty);
+    }
+
+    /// `encode_string` is serde_json's encoding, round-trips, and leaves non-ASCII raw.
+    #[test]
+    fn encode_string_round_trips(s in prop_oneof![arb_string(), any::<String>()]) {
+        let encoded = encode_string(&s);
+        prop_assert_eq!(&encoded, &serde_json::to_string(&s).unwrap());
+        prop_assert_eq!(serde_json::from_str::<String>(&encoded).unwrap(), s.clone());
+        let non_ascii = |x: &str| x.chars().filter(|c| !c.is_ascii()).collect::<String>();
+        prop_assert_eq!(non_ascii(&encoded), non_ascii(&s));
+        let tokens = scan(encoded.as_bytes(), LIMITS).unwrap();
+        prop_assert_eq!(tokens.len(), 1);
+        prop_assert_eq!(&tokens[0].value, &s.as_bytes().to_vec());
+        prop_assert_eq!(tokens[0].raw.clone(), 0..encoded.len());
+    }
+
+}
+
+proptest! {
+    // Cheap cases, and what they look for is rare: many of them.
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Mutated documents: accepted exactly when serde_json's syntax check accepts them, and
+    /// when serde_json's `Value` parse disagrees, it is for one of the documented reasons,
+    /// which the scan result shows.
+    #[test]
+    fn acceptance_matches_serde_json(
+        v in arb_value(),
+        seed in any::<u64>(),
+        which in 0usize..3,
+        edits in proptest::collection::vec(arb_mutation(), 1..4),
+    ) {
+        let mut body = bodies(&v, seed).swap_remove(which);
+        for m in &edits {
+            mutate(&mut body, m);
+        }
+        let ours = scan(&body, LIMITS);
+        prop_assert_eq!(ours.is_ok(), serde_syntax_ok(&body), "{:?} on {:?}", ours, String::from_utf8_lossy(&body));
+        let full = serde_json::from_slice::<Value>(&body);
+        match (&ours, &full) {
+            (Ok(_), Ok(_)) | (Err(_), Err(_)) => {}
+            (Err(e), Ok(_)) => prop_assert!(false, "we refuse what serde_json accepts: {:?}", e),
+            (Ok(tokens), Err(e)) => {
+                let msg = e.to_string();
+                let lone = tokens.iter().any(|t| !t.lone_surrogates.is_empty());
+                let not_utf8 = tokens.iter().any(|t| core::str::from_utf8(&t.value).is_err());
+                prop_assert!(
+                    ((msg.starts_with("lone leading surrogate in hex escape")
+                        || msg.starts_with("unexpected end of hex escape")) && lone)
+                        || (msg.starts_with("invalid unicode code point") && not_utf8)
+                        || msg.starts_with("number out of range"),
+                    "serde_json: {}, tokens {:?}", msg, tokens
+                );
+            }
+        }
+    }
+
+    /// Arbitrary bytes never panic, and the verdict is serde_json's syntax verdict.
+    #[test]
+    fn arbitrary_bytes(
+        body in prop_oneof![
+            any::<Vec<u8>>(),
+            proptest::collection::vec(arb_byte(), 0..64),
+        ],
+        max_depth in 0usize..4,
+        max_strings in 0usize..4,
+    ) {
+        let ours = scan(&body, LIMITS);
+        prop_assert_eq!(ours.is_ok(), serde_syntax_ok(&body));
+        let limited = scan(&body, JsonLimits { max_depth, max_strings });
+        if let Ok(tokens) = &limited {
+            prop_assert!(tokens.len() <= max_strings);
+            prop_assert_eq!(Ok(tokens), ours.as_ref());
+        }
+    }
+}
+
+#[test]
+fn pointer_escapes_decoded_key() {
+    let tokens = scan(br#"{"a\/b~c":"x"}"#, LIMITS).unwrap();
+    assert_eq!(
+        triples(&tokens),
+        vec![
+            ("/a~1b~0c".to_owned(), true, b"a/b~c".to_vec()),
+            ("/a~1b~0c".to_owned(), false, b"x".to_vec()),
+        ]
+    );
+    assert_eq!(tokens[0].raw, 1..9);
+    assert_eq!(tokens[1].raw, 10..13);
+}
+
+#[test]
+fn pointer_of_non_utf8_key_is_lossy() {
+    let tokens = scan(b"{\"\xFF/\":\"v\"}", LIMITS).unwrap();
+    assert_eq!(tokens[0].pointer, "/\u{FFFD}~1");
+    assert_eq!(tokens[0].value, b"\xFF/");
+}
+
+#[test]
+fn nested_pointers() {
+    let tokens = scan(
+        br#" {"a" : [ {"b":"c"} , "d", [], {} , "e"], "":"f"} "#,
+        LIMITS,
+    )
+    .unwrap();
+    let got: Vec<(&str, bool)> = tokens
+        .iter()
+        .map(|t| (t.pointer.as_str(), t.is_key))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("/a", true),
+            ("/a/0/b", true),
+            ("/a/0/b", false),
+            ("/a/1", false),
+            ("/a/4", false),
+            ("/", true),
+            ("/", false),
+        ]
+    );
+}
+
+#[test]
+fn escaped_nul() {
+    let tokens = scan(br#"["\u0000"]"#, LIMITS).unwrap();
+    assert_eq!(tokens[0].value, [0]);
+    assert_eq!(tokens[0].escaped_nuls, [0]);
+    let tokens = scan(br#""ab\u0000c\u0000""#, LIMITS).unwrap();
+    assert_eq!(tokens[0].escaped_nuls, [2, 4]);
+    assert_eq!(tokens[0].pointer, "");
+}
+
+#[test]
+fn lone_surrogates() {
+    let tokens = scan(br#"{"k":"\uD800x"}"#, LIMITS).unwrap();
+    assert_eq!(tokens[1].value, [0xEF, 0xBF, 0xBD, b'x']);
+    assert_eq!(tokens[1].lone_surrogates, [(0, 0xD800)]);
+    assert_eq!(tokens[1].pointer, "/k");
+    // A low surrogate alone, a high one before a non-surrogate escape, two highs before a
+    // low (the second pairs), and a high one at the end of the string.
+    let tokens = scan(br#""a\udc00\uD800\u0041\ud800\ud800\udc00\uDBFF""#, LIMITS).unwrap();
+    let mut value = b"a".to_vec();
+    value.extend_from_slice(&REPLACEMENT);
+    value.extend_from_slice(&REPLACEMENT);
+    value.push(b'A');
+    value.extend_from_slice(&REPLACEMENT);
+    value.extend_from_slice("\u{10000}".as_bytes());
+    value.extend_from_slice(&REPLACEMENT);
+    assert_eq!(tokens[0].value, value);
+    assert_eq!(
+        tokens[0].lone_surrogates,
+        [(1, 0xDC00), (4, 0xD800), (8, 0xD800), (15, 0xDBFF)]
+    );
+}
+
+#[test]
+fn surrogate_pair() {
+    let tokens = scan(br#""\uD83D\uDE00""#, LIMITS).unwrap();
+    assert_eq!(tokens[0].value, [0xF0, 0x9F, 0x98, 0x80]);
+    assert!(tokens[0].lone_surrogates.is_empty());
+    assert_eq!(tokens[0].pointer, "");
+    assert!(!tokens[0].is_key);
+}
+
+#[test]
+fn raw_bytes_are_copied() {
+    let tokens = scan(b"\"\xC0\xAE\"", LIMITS).unwrap();
+    assert_eq!(tokens[0].value, [0xC0, 0xAE]);
+    assert_eq!(tokens[0].raw, 0..4);
+    // Outside a string they are a syntax error.
+    assert_eq!(scan(b"[\xC0]", LIMITS), err(1, "expected value"));
+}
+
+#[test]
+fn top_level_scalars() {
+    let tokens = scan(b"\"x\"", LIMITS).unwrap();
+    assert_eq!(
+        triples(&tokens),
+        vec![(String::new(), false, b"x".to_vec())]
+    );
+    for ok in [
+        &b" 1 "[..],
+        b"-0.5e+3",
+        b"true",
+        b"null\r\n",
+        b"false\t",
+        b"0",
+        b"[]",
+        b"{ }",
+    ] {
+        assert!(scan(ok, LIMITS).is_ok(), "{ok:?}");
+    }
+}
+
+#[test]
+fn depth_limit() {
+    let limits = |max_depth| JsonLimits {
+        max_depth,
+        max_strings: 10,
+    };
+    assert_eq!(
+        scan(b"[[[[1]]]]", limits(3)),
+        Err(JsonError::TooDeep {
+            offset: 3,
+            limit: 3
+        })
+    );
+    assert!(scan(b"[[[[1]]]]", limits(4)).is_ok());
+    assert_eq!(
+        scan(br#"{"a":{"b":1}}"#, limits(1)),
+        Err(JsonError::TooDeep {
+            offset: 5,
+            limit: 1
+        })
+    );
+    assert!(scan(b"\"x\"", limits(0)).is_ok());
+    assert_eq!(
+        scan(b"[]", limits(0)),
+        Err(JsonError::TooDeep {
+            offset: 0,
+            limit: 0
+        })
+    );
+    // Siblings do not add up.
+    let siblings = br#"[[1],[2],{"a":[3]}]"#;
+    assert!(scan(siblings, limits(3)).is_ok());
+    assert_eq!(
+        scan(siblings, limits(2)),
+        Err(JsonError::TooDeep {
+            offset: 14,
+            limit: 2
+        })
+    );
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep = vec![b'['; 100_000];
+    assert_eq!(
+        scan(&deep, LIMITS),
+        Err(JsonError::TooDeep {
+            offset: 128,
+            limit: 128
+        })
+    );
+    // No recursion at all: with no depth limit the scanner walks it to the end.
+    let unlimited = JsonLimits {
+        max_depth: usize::MAX,
+        max_strings: usize::MAX,
+    };
+    assert_eq!(scan(&deep, unlimited), err(100_000, "expected value"));
+    let mut balanced = deep.clone();
+    balanced.extend_from_slice(b"\"x\"");
+    balanced.extend(vec![b']'; 100_000]);
+    let tokens = scan(&balanced, unlimited).unwrap();
+    assert_eq!(tokens[0].pointer, "/0".repeat(MAX_POINTER_BYTES / 2));
+}
+
+#[test]
+fn string_limit() {
+    let limits = |max_strings| JsonLimits {
+        max_depth: 10,
+        max_strings,
+    };
+    let body = br#"{"a":"b","c":[1,"d"]}"#;
+    assert_eq!(scan(body, limits(4)).unwrap().len(), 4);
+    assert_eq!(
+        scan(body, limits(3)),
+        Err(JsonError::TooManyStrings { limit: 3 })
+    );
+    assert_eq!(
+        scan(b"\"x\"", limits(0)),
+        Err(JsonError::TooManyStrings { limit: 0 })
+    );
+    assert!(scan(b"[1, 2]", limits(0)).is_ok());
+}
+
+#[test]
+fn syntax_errors() {
+    let cases: &[(&[u8], usize, &str)] = &[
+        (b"", 0, "expected value"),
+        (b"  ", 2, "expected value"),
+        (b"\xEF\xBB\xBF{}", 0, "expected value"),
+        (br#"{"a" 1}"#, 5, "expected ':'"),
+        (b"{1:2}", 1, "expected string key"),
+        (br#"{"a":1,}"#, 7, "expected string key"),
+        (b"[1,]", 3, "expected value"),
+        (b"[1 2]", 3, "expected ',' or ']'"),
+        (br#"{"a":1 "b":2}"#, 7, "expected ',' or '}'"),
+        (b"[1}", 2, "expected ',' or ']'"),
+        (b"1 2", 2, "trailing data"),
+        (b"{} x", 3, "trailing data"),
+        (b"01", 1, "leading zero in number"),
+        (b"-", 1, "invalid number"),
+        (b"-a", 1, "invalid number"),
+        (b"1.", 2, "invalid number"),
+        (b"1.e3", 2, "invalid number"),
+        (b"1e+", 3, "invalid number"),
+        (b"+1", 0, "expected value"),
+        (b".5", 0, "expected value"),
+        (b"tru", 0, "invalid literal"),
+        (b"[nul]", 1, "invalid literal"),
+        (b"True", 0, "expected value"),
+        (b"\"ab", 3, "unterminated string"),
+        (b"\"a\nb\"", 2, "control character in string"),
+        (b"\"\x00\"", 1, "control character in string"),
+        (b"\"a\\x\"", 2, "invalid escape"),
+        (b"\"\\u12G4\"", 1, "invalid escape"),
+        (b"\"\\u12\"", 1, "invalid escape"),
+        (b"\"\\", 1, "invalid escape"),
+        (b"\"\\uD800\\u\"", 7, "invalid escape"),
+        (b"\x0c1", 0, "expected value"),
+        (b"[1]]", 3, "trailing data"),
+        (b"[[1]", 4, "expected ',' or ']'"),
+    ];
+    for &(body, offset, message) in cases {
+        assert_eq!(scan(body, LIMITS), err(offset, message), "{body:?}");
+        assert!(!serde_syntax_ok(body), "{body:?}");
+    }
+    for b in 0..0x20u8 {
+        assert_eq!(
+            scan(&[b'"', b, b'"'], LIMITS),
+            err(1, "control character in string")
+        );
+    }
+    for b in [0x20u8, 0x7F, 0x80, 0xFF] {
+        assert_eq!(scan(&[b'"', b, b'"'], LIMITS).unwrap()[0].value, [b]);
+    }
+}
+
+#[test]
+fn long_runs_of_lone_surrogates() {
+    // Every unpaired high surrogate is looked at again as the start of the next escape:
+    // still one pass.
+    let mut body = b"\"".to_vec();
+    body.extend("\\uD800".repeat(200_000).as_bytes());
+    body.push(b'"');
+    let tokens = scan(&body, LIMITS).unwrap();
+    assert_eq!(tokens[0].lone_surrogates.len(), 200_000);
+    assert_eq!(tokens[0].value.len(), 600_000);
+    assert_eq!(tokens[0].lone_surrogates[199_999], (599_997, 0xD800));
+}
+
+#[test]
+fn encode_string_escapes_only_what_is_required() {
+    assert_eq!(
+        encode_string("a\"b\\c/\u{0}\u{1f}\u{8}\u{c}\n\r\t\u{7f}é😀"),
+        "\"a\\\"b\\\\c/\\u0000\\u001f\\b\\f\\n\\r\\t\u{7f}é😀\""
+    );
+    assert_eq!(encode_string(""), "\"\"");
+}
+
+#[test]
+fn pointers_are_capped_so_output_stays_linear() {
+    let key = "k".repeat(5000);
+    let body = format!("{{\"{key}\":[\"\",\"\",\"\"]}}");
+    let limits = JsonLimits {
+        max_depth: 8,
+        max_strings: 100,
+    };
+    let tokens = scan(body.as_bytes(), limits).unwrap();
+    assert_eq!(tokens.len(), 4);
+    assert!(tokens.iter().all(|t| t.pointer.len() == MAX_POINTER_BYTES));
+    assert_eq!(capped("é".repeat(600).as_str()).len(), MAX_POINTER_BYTES);
+}
