@@ -1,0 +1,269 @@
+//! Upstreams behind the proxy: the recording [`Upstream`], and ones that hang, reset or refuse.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use http_body_util::BodyExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::*;
+
+/// Request header that makes [`Upstream`] wait this many milliseconds before answering.
+pub const DELAY_HEADER: &str = "x-test-delay-ms";
+/// Request header that sets the status [`Upstream`] answers with (default 200).
+pub const STATUS_HEADER: &str = "x-test-status";
+
+/// One request as the upstream received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The method.
+    pub method: String,
+    /// The request target (path and query), as received.
+    pub target: String,
+    /// Header names (lowercase) and raw values, in the order received.
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    /// The first value of a header.
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+type Records = Arc<Mutex<Vec<Recorded>>>;
+
+fn lock(records: &Records) -> MutexGuard<'_, Vec<Recorded>> {
+    // A test that panicked while holding the lock must not hide what was recorded.
+    records.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A real upstream application on loopback: echoes every request's body back, with status
+/// [`STATUS_HEADER`] (default 200) after [`DELAY_HEADER`] ms, and records the request first.
+pub struct Upstream {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    records: Records,
+    task: JoinHandle<()>,
+}
+
+impl Upstream {
+    /// Binds 127.0.0.1:0 and serves.
+    pub async fn start() -> Upstream {
+        let records: Records = Arc::default();
+        let router = Router::new().fallback(echo).with_state(records.clone());
+        let socket = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind the upstream: {e}"));
+        let addr = socket
+            .local_addr()
+            .unwrap_or_else(|e| panic!("upstream address: {e}"));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(socket, router).await;
+        });
+        Upstream {
+            addr,
+            records,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, for the gateway's configuration.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far.
+    pub fn records(&self) -> Vec<Recorded> {
+        lock(&self.records).clone()
+    }
+
+    /// How many requests were received so far.
+    pub fn count(&self) -> usize {
+        lock(&self.records).len()
+    }
+
+    /// Waits at most `within` until at least `n` requests were received; `true` if they were.
+    pub async fn wait_for(&self, n: usize, within: Duration) -> bool {
+        poll_until(within, || self.count() >= n).await
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn echo(State(records): State<Records>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match body.collect().await {
+        Ok(c) => c.to_bytes().to_vec(),
+        Err(_) => {
+            return Response::builder()
+                .status(StatusCode::BAD_REQUEST)
+                .body(Body::from("upstream: body could not be read"))
+                .unwrap_or_default();
+        }
+    };
+    let header_text = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let delay = header_text(DELAY_HEADER)
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0)
+        .min(10_000);
+    let status = header_text(STATUS_HEADER)
+        .and_then(|v| v.parse::<u16>().ok())
+        .and_then(|s| StatusCode::from_u16(s).ok())
+        .unwrap_or(StatusCode::OK);
+    lock(&records).push(Recorded {
+        method: parts.method.as_str().to_string(),
+        target: parts
+            .uri
+            .path_and_query()
+            .map_or("/", |pq| pq.as_str())
+            .to_string(),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
+            .collect(),
+        body: body.clone(),
+    });
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    Response::builder()
+        .status(status)
+        .header("x-upstream", "echo")
+        .header("content-type", "application/octet-stream")
+        .body(Body::from(body))
+        .unwrap_or_default()
+}
+
+/// An upstream that accepts connections and reads requests but never answers.
+pub struct HungUpstream {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl HungUpstream {
+    /// Binds 127.0.0.1:0 and accepts forever.
+    pub async fn start() -> HungUpstream {
+        let socket = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind the hung upstream: {e}"));
+        let addr = socket
+            .local_addr()
+            .unwrap_or_else(|e| panic!("hung upstream address: {e}"));
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = socket.accept().await {
+                // Read and discard so the client's writes never block; never answer.
+                held.push(tokio::spawn(async move {
+                    let mut stream = stream;
+                    let mut buf = vec![0u8; 16 * 1024];
+                    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+                    // Keep the socket open after the client half-closes, too.
+                    std::future::pending::<()>().await;
+                }));
+            }
+        });
+        HungUpstream { addr, task }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for HungUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// An upstream that reads each request head, writes `reply` (raw bytes: nothing, or a response
+/// head and part of its body) and then resets the connection (SO_LINGER 0, so an RST, not a
+/// FIN).
+pub struct ResettingUpstream {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl ResettingUpstream {
+    /// Binds 127.0.0.1:0 and answers every connection with `reply`, then an RST.
+    pub async fn start(reply: Vec<u8>) -> ResettingUpstream {
+        let socket = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind the resetting upstream: {e}"));
+        let addr = socket
+            .local_addr()
+            .unwrap_or_else(|e| panic!("resetting upstream address: {e}"));
+        let reply = Arc::new(reply);
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = socket.accept().await {
+                let reply = Arc::clone(&reply);
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while find(&head, b"\r\n\r\n").is_none() {
+                        match tokio::time::timeout(DEFAULT_TIMEOUT, stream.read(&mut buf)).await {
+                            Ok(Ok(n)) if n > 0 => head.extend_from_slice(&buf[..n]),
+                            _ => return,
+                        }
+                    }
+                    let _ = stream.write_all(&reply).await;
+                    let _ = stream.flush().await;
+                    // Let the bytes leave before the RST discards anything still queued.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let _ = stream.set_zero_linger();
+                    drop(stream);
+                });
+            }
+        });
+        ResettingUpstream { addr, task }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for ResettingUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A loopback address nothing listens on: a port bound, then released.
+pub async fn dead_addr() -> SocketAddr {
+    let socket = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind: {e}"));
+    socket
+        .local_addr()
+        .unwrap_or_else(|e| panic!("address: {e}"))
+}
