@@ -68,22 +68,27 @@ pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFindi
     supplementary_noncharacters(bytes, |at| starts.push(at));
     starts.sort_unstable();
     for at in starts {
-        let Some(c) = super::char_at(text, at) else {
-            continue;
-        };
-        if let Some((kind, what)) = classify(part, c) {
-            let len = c.len_utf8();
-            let o = offset + at;
-            out.push(RawFinding::new(
-                kind,
-                o,
-                &bytes[at..at + len],
-                Fix::Char(o..o + len),
-                Some(utf8gate_codec::format_scalar(u32::from(c))),
-                format!("{what} {}", utf8gate_codec::format_scalar(u32::from(c))),
-            ));
+        if let Some(f) = super::char_at(text, at).and_then(|c| finding(part, c, offset + at)) {
+            out.push(f);
         }
     }
+}
+
+/// The finding for character `c` at field offset `offset` in `part`, if [`classify`] flags it
+/// (also used by the streamed scan for NUL bytes).
+pub(crate) fn finding(part: Part, c: char, offset: usize) -> Option<RawFinding> {
+    let (kind, what) = classify(part, c)?;
+    let mut buf = [0; 4];
+    let bytes = c.encode_utf8(&mut buf).as_bytes();
+    let scalar = utf8gate_codec::format_scalar(u32::from(c));
+    Some(RawFinding::new(
+        kind,
+        offset,
+        bytes,
+        Fix::Char(offset..offset + bytes.len()),
+        Some(scalar.clone()),
+        format!("{what} {scalar}"),
+    ))
 }
 
 #[cfg(test)]
