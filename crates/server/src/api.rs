@@ -23,23 +23,22 @@ pub struct ProfileParam {
 
 /// The API router.
 pub fn router(state: AppState) -> Router {
+    // The document depends only on the configuration: built once, served as is.
+    let names: Vec<&str> = state.config.profiles.keys().map(String::as_str).collect();
+    let document = bytes::Bytes::from(openapi_document(&names));
     Router::new()
         .route("/v1/scan", post(scan))
         .route("/v1/sanitize", post(sanitize))
         .route("/authz/envoy", any(crate::authz::envoy))
         .route("/authz/envoy/{*path}", any(crate::authz::envoy))
         .route("/authz/forward", any(crate::authz::forward))
-        .route("/openapi.json", axum::routing::get(openapi))
+        .route(
+            "/openapi.json",
+            axum::routing::get(move || async move {
+                ([(header::CONTENT_TYPE, "application/json")], document).into_response()
+            }),
+        )
         .with_state(state)
-}
-
-async fn openapi(State(state): State<AppState>) -> Response {
-    let names: Vec<&str> = state.config.profiles.keys().map(String::as_str).collect();
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        openapi_document(&names),
-    )
-        .into_response()
 }
 
 /// `docs/openapi.json` with the `profile` query parameter's enum set to `profiles` (this
