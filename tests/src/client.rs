@@ -56,6 +56,14 @@ pub fn chunked_post(target: &str, headers: &[(&str, &[u8])], chunks: &[&[u8]]) -
     out
 }
 
+/// The first value of header `name` (any case) in a list of names and raw values.
+pub(crate) fn first_header<'a>(headers: &'a [(String, Vec<u8>)], name: &str) -> Option<&'a [u8]> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_slice())
+}
+
 /// A response as read off the socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawResponse {
@@ -70,10 +78,7 @@ pub struct RawResponse {
 impl RawResponse {
     /// The first value of a header.
     pub fn header(&self, name: &str) -> Option<&[u8]> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_slice())
+        first_header(&self.headers, name)
     }
 
     /// The first value of a header as text (lossy), or "" when absent.

@@ -104,32 +104,18 @@ impl Gateway {
         let logs = Arc::new(Mutex::new(Vec::new()));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let kept = Arc::clone(&logs);
+        // With a stalled log, reading stops once the listeners are known (the pipe stays open).
         let started = Arc::new(tokio::sync::Notify::new());
-        let stall = stall_log.then(|| Arc::clone(&started));
+        let stop_reading = Arc::clone(&started);
         tokio::spawn(async move {
             let mut reader = tokio::io::BufReader::new(stderr);
-            if let Some(started) = stall {
-                // Read up to the listening lines, then never again (keeping the pipe open).
-                let read_head = async {
-                    loop {
-                        let mut line = Vec::new();
-                        match reader.read_until(b'\n', &mut line).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(_) => {
-                                let _ = tx.send(line);
-                            }
-                        }
-                    }
-                };
-                tokio::select! {
-                    () = read_head => {}
-                    () = started.notified() => {}
-                }
-                std::future::pending::<()>().await;
-            }
             loop {
                 let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line).await {
+                let read = tokio::select! {
+                    () = stop_reading.notified(), if stall_log => std::future::pending().await,
+                    read = reader.read_until(b'\n', &mut line) => read,
+                };
+                match read {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
                         let _ = tx.send(line.clone());

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use http_body_util::BodyExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use crate::*;
@@ -37,10 +37,7 @@ pub struct Recorded {
 impl Recorded {
     /// The first value of a header.
     pub fn header(&self, name: &str) -> Option<&[u8]> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_slice())
+        first_header(&self.headers, name)
     }
 }
 
@@ -54,10 +51,8 @@ fn lock(records: &Records) -> MutexGuard<'_, Vec<Recorded>> {
 /// A real upstream application on loopback: echoes every request's body back, with status
 /// [`STATUS_HEADER`] (default 200) after [`DELAY_HEADER`] ms, and records the request first.
 pub struct Upstream {
-    /// Where it listens.
-    pub addr: SocketAddr,
+    listening: Listening,
     records: Records,
-    task: JoinHandle<()>,
 }
 
 impl Upstream {
@@ -65,25 +60,16 @@ impl Upstream {
     pub async fn start() -> Upstream {
         let records: Records = Arc::default();
         let router = Router::new().fallback(echo).with_state(records.clone());
-        let socket = TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("bind the upstream: {e}"));
-        let addr = socket
-            .local_addr()
-            .unwrap_or_else(|e| panic!("upstream address: {e}"));
-        let task = tokio::spawn(async move {
+        let listening = Listening::start("the upstream", |socket| async move {
             let _ = axum::serve(socket, router).await;
-        });
-        Upstream {
-            addr,
-            records,
-            task,
-        }
+        })
+        .await;
+        Upstream { listening, records }
     }
 
     /// `http://127.0.0.1:PORT`, for the gateway's configuration.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.listening.url()
     }
 
     /// Every request received so far.
@@ -99,12 +85,6 @@ impl Upstream {
     /// Waits at most `within` until at least `n` requests were received; `true` if they were.
     pub async fn wait_for(&self, n: usize, within: Duration) -> bool {
         poll_until(within, || self.count() >= n).await
-    }
-}
-
-impl Drop for Upstream {
-    fn drop(&mut self) {
-        self.task.abort();
     }
 }
 
@@ -159,73 +139,95 @@ async fn echo(State(records): State<Records>, request: Request) -> Response {
         .unwrap_or_default()
 }
 
-/// An upstream that accepts connections and reads requests but never answers.
-pub struct HungUpstream {
-    /// Where it listens.
-    pub addr: SocketAddr,
+/// A listener on 127.0.0.1:0 served by a task, stopped when dropped.
+struct Listening {
+    addr: SocketAddr,
     task: JoinHandle<()>,
 }
 
-impl HungUpstream {
-    /// Binds 127.0.0.1:0 and accepts forever.
-    pub async fn start() -> HungUpstream {
+impl Listening {
+    /// Binds 127.0.0.1:0 and hands the socket to `serve` in a task.
+    async fn start<F, Fut>(what: &str, serve: F) -> Listening
+    where
+        F: FnOnce(TcpListener) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
         let socket = TcpListener::bind("127.0.0.1:0")
             .await
-            .unwrap_or_else(|e| panic!("bind the hung upstream: {e}"));
+            .unwrap_or_else(|e| panic!("bind {what}: {e}"));
         let addr = socket
             .local_addr()
-            .unwrap_or_else(|e| panic!("hung upstream address: {e}"));
-        let task = tokio::spawn(async move {
-            let mut held = Vec::new();
-            while let Ok((stream, _)) = socket.accept().await {
-                // Read and discard so the client's writes never block; never answer.
-                held.push(tokio::spawn(async move {
-                    let mut stream = stream;
-                    let mut buf = vec![0u8; 16 * 1024];
-                    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
-                    // Keep the socket open after the client half-closes, too.
-                    std::future::pending::<()>().await;
-                }));
-            }
-        });
-        HungUpstream { addr, task }
+            .unwrap_or_else(|e| panic!("address of {what}: {e}"));
+        Listening {
+            addr,
+            task: tokio::spawn(serve(socket)),
+        }
     }
 
-    /// `http://127.0.0.1:PORT`.
-    pub fn url(&self) -> String {
+    /// Accepts connections and handles each with `conn` in its own task; the connections'
+    /// tasks end with the listener's.
+    async fn each_connection<F, Fut>(what: &str, conn: F) -> Listening
+    where
+        F: Fn(TcpStream) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Listening::start(what, |socket| async move {
+            let mut connections = tokio::task::JoinSet::new();
+            while let Ok((stream, _)) = socket.accept().await {
+                connections.spawn(conn(stream));
+            }
+        })
+        .await
+    }
+
+    fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 }
 
-impl Drop for HungUpstream {
+impl Drop for Listening {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// An upstream that accepts connections and reads requests but never answers.
+pub struct HungUpstream(Listening);
+
+impl HungUpstream {
+    /// Binds 127.0.0.1:0 and accepts forever.
+    pub async fn start() -> HungUpstream {
+        HungUpstream(
+            Listening::each_connection("the hung upstream", |mut stream| async move {
+                // Read and discard so the client's writes never block; never answer.
+                let mut buf = vec![0u8; 16 * 1024];
+                while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+                // Keep the socket open after the client half-closes, too.
+                std::future::pending::<()>().await;
+            })
+            .await,
+        )
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        self.0.url()
     }
 }
 
 /// An upstream that reads each request head, writes `reply` (raw bytes: nothing, or a response
 /// head and part of its body) and then resets the connection (SO_LINGER 0, so an RST, not a
 /// FIN).
-pub struct ResettingUpstream {
-    /// Where it listens.
-    pub addr: SocketAddr,
-    task: JoinHandle<()>,
-}
+pub struct ResettingUpstream(Listening);
 
 impl ResettingUpstream {
     /// Binds 127.0.0.1:0 and answers every connection with `reply`, then an RST.
     pub async fn start(reply: Vec<u8>) -> ResettingUpstream {
-        let socket = TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("bind the resetting upstream: {e}"));
-        let addr = socket
-            .local_addr()
-            .unwrap_or_else(|e| panic!("resetting upstream address: {e}"));
         let reply = Arc::new(reply);
-        let task = tokio::spawn(async move {
-            while let Ok((mut stream, _)) = socket.accept().await {
+        ResettingUpstream(
+            Listening::each_connection("the resetting upstream", move |mut stream| {
                 let reply = Arc::clone(&reply);
-                tokio::spawn(async move {
+                async move {
                     let mut head = Vec::new();
                     let mut buf = [0u8; 4096];
                     while find(&head, b"\r\n\r\n").is_none() {
@@ -239,22 +241,15 @@ impl ResettingUpstream {
                     // Let the bytes leave before the RST discards anything still queued.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     let _ = stream.set_zero_linger();
-                    drop(stream);
-                });
-            }
-        });
-        ResettingUpstream { addr, task }
+                }
+            })
+            .await,
+        )
     }
 
     /// `http://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-}
-
-impl Drop for ResettingUpstream {
-    fn drop(&mut self) {
-        self.task.abort();
+        self.0.url()
     }
 }
 

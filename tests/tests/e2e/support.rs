@@ -17,15 +17,8 @@ pub(crate) fn kinds(verdict: &Verdict) -> Vec<&str> {
 
 /// Asserts a problem+json rejection with `status` and returns its verdict.
 pub(crate) fn assert_rejected(response: &RawResponse, status: u16) -> Verdict {
-    assert_eq!(response.status, status, "{}", response.text());
-    assert!(
-        response.is_problem(),
-        "content-type {:?}",
-        response.header_str("content-type")
-    );
+    assert_problem(response, status, "rejected");
     let json = response.json();
-    assert_eq!(json["type"], "urn:utf8gate:problem:rejected", "{json}");
-    assert_eq!(json["status"], status, "{json}");
     assert_eq!(
         json["request_id"].as_str().unwrap_or_default(),
         response.header_str("utf8gate-request-id"),
