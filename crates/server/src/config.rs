@@ -6,11 +6,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use serde::Deserialize;
 use utf8gate_policy::Profile;
+
+use raw::Raw;
+
+mod cidr;
+mod raw;
+
+pub use cidr::Cidr;
 
 /// The embedded default configuration (`config/utf8gate.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");
@@ -36,180 +42,6 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
-
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
-struct Raw {
-    listen: RawListen,
-    upstream: RawUpstream,
-    policy: RawPolicy,
-    limits: RawLimits,
-    authz: RawAuthz,
-    log: RawLog,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawListen {
-    proxy_addr: String,
-    api_addr: String,
-    admin_addr: String,
-}
-
-impl Default for RawListen {
-    fn default() -> RawListen {
-        RawListen {
-            proxy_addr: "127.0.0.1:8080".into(),
-            api_addr: "127.0.0.1:8081".into(),
-            admin_addr: "127.0.0.1:9090".into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawUpstream {
-    url: String,
-    connect_timeout_seconds: f64,
-    response_timeout_seconds: f64,
-}
-
-impl Default for RawUpstream {
-    fn default() -> RawUpstream {
-        RawUpstream {
-            url: String::new(),
-            connect_timeout_seconds: 2.0,
-            response_timeout_seconds: 30.0,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawPolicy {
-    profile: String,
-    profile_files: Vec<String>,
-    reject_status: u16,
-    authz_deny_status: u16,
-}
-
-impl Default for RawPolicy {
-    fn default() -> RawPolicy {
-        RawPolicy {
-            profile: "strict".into(),
-            profile_files: Vec::new(),
-            reject_status: 400,
-            authz_deny_status: 403,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawLimits {
-    max_header_bytes: u64,
-    max_body_bytes: u64,
-    max_scan_bytes: u64,
-    header_read_timeout_seconds: f64,
-    request_timeout_seconds: f64,
-    max_concurrent_requests: u64,
-    shutdown_grace_seconds: f64,
-    max_json_depth: u64,
-    max_multipart_parts: u64,
-}
-
-impl Default for RawLimits {
-    fn default() -> RawLimits {
-        RawLimits {
-            max_header_bytes: 65_536,
-            max_body_bytes: 8 << 20,
-            max_scan_bytes: 1 << 30,
-            header_read_timeout_seconds: 10.0,
-            request_timeout_seconds: 60.0,
-            max_concurrent_requests: 1024,
-            shutdown_grace_seconds: 30.0,
-            max_json_depth: 64,
-            max_multipart_parts: 100,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawAuthz {
-    trusted_peers: Vec<String>,
-}
-
-impl Default for RawAuthz {
-    fn default() -> RawAuthz {
-        RawAuthz {
-            trusted_peers: vec!["127.0.0.0/8".into(), "::1/128".into()],
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct RawLog {
-    format: String,
-    level: String,
-    buffer_lines: u64,
-}
-
-impl Default for RawLog {
-    fn default() -> RawLog {
-        RawLog {
-            format: "json".into(),
-            level: "info".into(),
-            buffer_lines: 16_384,
-        }
-    }
-}
-
-/// An IP network in CIDR notation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cidr {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl Cidr {
-    /// Parses `10.0.0.0/8`, `::1/128` or a bare address.
-    pub fn parse(text: &str) -> Option<Cidr> {
-        let (addr, prefix) = match text.split_once('/') {
-            Some((a, p)) => (a.parse::<IpAddr>().ok()?, p.parse::<u8>().ok()?),
-            None => {
-                let a = text.parse::<IpAddr>().ok()?;
-                (a, if a.is_ipv4() { 32 } else { 128 })
-            }
-        };
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        (prefix <= max).then_some(Cidr { addr, prefix })
-    }
-
-    /// `true` if `ip` is in this network (IPv4-mapped IPv6 addresses match IPv4 networks).
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        };
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
-        }
-    }
-}
 
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

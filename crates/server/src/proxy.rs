@@ -21,7 +21,7 @@ use crate::metrics::UpstreamError;
 use crate::problem::Problem;
 use crate::state::{AppState, read_body};
 
-/// The proxy router: everything goes to [`handle`].
+/// The proxy router: every request goes to one handler (evaluate, then forward or reject).
 pub fn router(state: AppState) -> Router {
     Router::new().fallback(handle).with_state(state)
 }
