@@ -1,0 +1,225 @@
+//! The block scan: byte filters that flag possibly non-inert characters 64 bytes at a time,
+//! and [`find`], which asks the tables only about flagged characters (steps 1–3 of the parent
+//! module's notes).
+
+use super::*;
+
+/// Bytes tested at a time by the prefilter of [`find`].
+pub(super) const BLOCK: usize = 64;
+
+/// Bytes after a block that the sequence filter may read (the rest of a 3-byte character).
+pub(super) const LOOKAHEAD: usize = 2;
+
+/// A block with its lookahead.
+pub(super) type Window = [u8; BLOCK + LOOKAHEAD];
+
+/// [`find`]'s filter: flag every byte not below `0xCC`.
+pub(super) const PLAIN: u8 = 0;
+/// [`find`]'s filter: flag every byte not below `0xCC` except the lead bytes in
+/// [`SKIPPED_LEADS`].
+pub(super) const LEADS: u8 = 1;
+/// [`find`]'s filter: flag the lead bytes of possibly non-inert characters, see
+/// [`may_be_not_inert`]. Only for the NFC table, and after [`LEADS`] flagged many.
+pub(super) const SEQUENCES: u8 = 2;
+
+/// Whether `b` starts a character the tables must be asked about: it is not below `0xCC` (so
+/// not ASCII, not U+0080..U+02FF, not a continuation byte), and not one of the
+/// [`SKIPPED_LEADS`].
+#[inline(always)]
+pub(super) fn needs_lookup(b: u8) -> bool {
+    (b >= 0xCC) & !(in_range(b, 0xD0, 0xD1) | in_range(b, 0xE4, 0xE9) | in_range(b, 0xEB, 0xED))
+}
+
+/// Lead bytes whose every character is inert and has no leading non-starter in its NFKD:
+/// Cyrillic U+0400..U+047F, Han U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table lets [`find`]
+/// skip them only after checking that it has no entry there.
+pub(super) const SKIPPED_LEADS: [(u8, u8); 3] = [(0xD0, 0xD1), (0xE4, 0xE9), (0xEB, 0xED)];
+
+/// `lo <= b <= hi`, as one subtraction and one comparison (vectorizes well).
+#[inline(always)]
+pub(super) fn in_range(b: u8, lo: u8, hi: u8) -> bool {
+    b.wrapping_sub(lo) <= hi - lo
+}
+
+/// Whether the character starting with bytes `b0 b1 b2` may be non-inert. False for bytes
+/// below `0xCC` and the [`SKIPPED_LEADS`], and, looking at the next one or two bytes, for the
+/// inert parts of the ranges that common text uses next to a few non-inert characters: Greek
+/// U+0380..U+03BF but U+0387, Cyrillic U+0480..U+04BF but U+0483..U+0489, punctuation, symbols
+/// and dingbats U+2002..U+203F and U+2140..U+2ABF, CJK punctuation and kana U+3000..U+3FFF but
+/// U+302A..U+302F and U+3099..U+309A, Hangul U+AC00..U+AFFF, full-width and other forms
+/// U+F000..U+FFFF but U+F900..U+FB7F and U+FE20..U+FE2F, emoji and CJK extensions
+/// U+1F000..U+2EFFF. `b2` is only read for 3-byte characters, so any byte may follow a 2-byte
+/// one. When the tables are built, every non-inert character is checked to be flagged; if one
+/// were not, [`find`] would fall back to [`needs_lookup`].
+#[inline(always)]
+pub(super) fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
+    let lead_clean = in_range(b0, 0xD0, 0xD1) | (in_range(b0, 0xE4, 0xED) & (b0 != 0xEA));
+    let x80 = b1 == 0x80;
+    let symbols = (b0 == 0xE2) & ((x80 & (b2 >= 0x82)) | (in_range(b1, 0x85, 0xAA) & (b1 != 0x8C)));
+    let kana = (b0 == 0xE3)
+        & !((x80 & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
+    let forms =
+        (b0 == 0xEF) & !(in_range(b1, 0xA4, 0xAD) | ((b1 == 0xB8) & in_range(b2, 0xA0, 0xAF)));
+    let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE);
+    (b0 >= 0xCC) & !(lead_clean | symbols | kana | forms | astral)
+}
+
+/// Whether `FILTER` flags the character starting at `w[k]`.
+#[inline(always)]
+pub(super) fn flagged<const FILTER: u8>(w: &Window, k: usize) -> bool {
+    match FILTER {
+        PLAIN => w[k] >= 0xCC,
+        LEADS => needs_lookup(w[k]),
+        _ => may_be_not_inert(w[k], w[k + 1], w[k + 2]),
+    }
+}
+
+/// The positions of a block that `FILTER` flags, as a bit mask. The flags are computed as bytes
+/// in a loop LLVM vectorizes, and packed eight at a time with a multiplication.
+#[inline(always)]
+pub(super) fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
+    let mut flags = [0u8; BLOCK];
+    let mut any = 0u8;
+    for (k, flag) in flags.iter_mut().enumerate() {
+        *flag = u8::from(flagged::<FILTER>(w, k));
+        any |= *flag;
+    }
+    if any == 0 {
+        return 0;
+    }
+    flags
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |mask, (j, eight)| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            // Bytes 0 or 1: the product gathers byte i's bit into bit 56 + i, without carries.
+            let bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            mask | (bits << (8 * j))
+        })
+}
+
+/// How many characters per block [`find`] looks up one by one before it asks its more
+/// selective filter.
+pub(super) const SPARSE: u32 = 8;
+
+/// Blocks [`find`] starts with its more selective filter after a block needed it.
+pub(super) const DENSE_RUN: u32 = 16;
+
+/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) for
+/// which `tables.hit` holds. `hit` must be false for every character that `BASE` or `TOP` does
+/// not flag (U+0000..U+02FF for [`PLAIN`]).
+///
+/// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction. The
+/// others are flagged by `BASE` and, when it flags more than [`SPARSE`] characters, by the more
+/// selective but costlier `TOP` (which then starts the next [`DENSE_RUN`] blocks), each in a
+/// loop LLVM vectorizes. Only the flagged characters are looked up. A block may end inside a
+/// character: its continuation bytes, all below `0xCC`, are never flagged, and a character is
+/// only ever looked at through its lead byte.
+#[inline(always)]
+pub(super) fn find<const BASE: u8, const TOP: u8, T: Lookup>(
+    bytes: &[u8],
+    mut i: usize,
+    tables: &T,
+) -> Option<usize> {
+    let mut tail: Window = [0; BLOCK + LOOKAHEAD];
+    let mut dense = 0;
+    while i < bytes.len() {
+        let window: &Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
+            Some(w) => w.try_into().ok()?,
+            None => {
+                let rest = &bytes[i..];
+                if rest.iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
+                    return None;
+                }
+                // The last block, padded with zeros (never flagged; no character is cut).
+                tail.fill(0);
+                tail[..rest.len()].copy_from_slice(rest);
+                &tail
+            }
+        };
+        if window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
+            i += BLOCK;
+            // Low text tends to go on: skip it four blocks at a time.
+            while let Some(run) = bytes.get(i..i + 4 * BLOCK) {
+                if run.iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC {
+                    break;
+                }
+                i += 4 * BLOCK;
+            }
+            continue;
+        }
+        let mut mask;
+        if dense > 0 {
+            dense -= 1;
+            mask = flag_mask::<TOP>(window);
+        } else {
+            mask = flag_mask::<BASE>(window);
+            if TOP != BASE && mask.count_ones() > SPARSE {
+                mask = flag_mask::<TOP>(window);
+                dense = DENSE_RUN;
+            }
+        }
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize & (BLOCK - 1);
+            if tables.hit(bytes, i + k, [window[k], window[k + 1], window[k + 2]]) {
+                return Some(i + k);
+            }
+            mask &= mask - 1;
+        }
+        i += BLOCK;
+    }
+    None
+}
+
+/// What [`find`] looks for.
+pub(super) trait Lookup {
+    /// Whether the character at `j` in valid UTF-8 `bytes`, which starts with the bytes `start`
+    /// (then whatever follows it), is one to find.
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool;
+}
+
+impl Lookup for NfcTables {
+    /// A character that is not inert.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        self.not_inert_at(bytes, j, start)
+    }
+}
+
+impl Lookup for StreamSafeTables {
+    /// A character with leading non-starters in its NFKD.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, _start: [u8; 3]) -> bool {
+        self.props(decode(bytes, j).0).lead() > 0
+    }
+}
+
+/// The code point and byte length of the character starting at `i` in valid UTF-8.
+#[inline(always)]
+pub(super) fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
+    let b0 = u32::from(bytes[i]);
+    if b0 < 0x80 {
+        return (b0, 1);
+    }
+    let cont = |k: usize| bytes.get(i + k).map_or(0, |&b| u32::from(b & 0x3F));
+    if b0 < 0xE0 {
+        (((b0 & 0x1F) << 6) | cont(1), 2)
+    } else if b0 < 0xF0 {
+        (((b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (
+            ((b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
+            4,
+        )
+    }
+}
+
+/// Start of the character that ends just before `p` (`p > 0`, a char boundary).
+pub(super) fn prev_char_start(bytes: &[u8], p: usize) -> usize {
+    let mut k = p - 1;
+    while k > 0 && bytes[k] & 0xC0 == 0x80 {
+        k -= 1;
+    }
+    k
+}

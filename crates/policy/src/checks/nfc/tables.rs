@@ -1,0 +1,294 @@
+//! The lookup tables, built once from `unicode-normalization`'s data: which characters are not
+//! inert (NFC), and how many non-starters each adds to a Stream-Safe run.
+
+use super::*;
+
+/// Per-code-point data stored in blocks of 64 code points; blocks that are all default share
+/// entry 0 of `data`.
+#[derive(Debug)]
+pub(super) struct Blocks<T> {
+    /// Code point >> 6 to index in `data`. Code points past its end have the default value.
+    pub(super) index: Box<[u16]>,
+    /// The distinct-by-position blocks; `data[0]` is the all-default block.
+    pub(super) data: Box<[T]>,
+}
+
+impl<T: Copy + PartialEq> Blocks<T> {
+    /// Builds the table from `block(n)`, the data of code points `64 * n .. 64 * n + 64`.
+    pub(super) fn build(empty: T, mut block: impl FnMut(u32) -> T) -> Self {
+        let mut index = Vec::new();
+        let mut data = vec![empty];
+        for n in 0..(0x11_0000 >> 6) {
+            let b = block(n);
+            if b == empty {
+                index.push(0);
+            } else {
+                // At most 0x4400 blocks, so the index always fits.
+                index.push(u16::try_from(data.len()).unwrap_or(u16::MAX));
+                data.push(b);
+            }
+        }
+        let used = index.iter().rposition(|&k| k != 0).map_or(0, |k| k + 1);
+        index.truncate(used);
+        Self {
+            index: index.into_boxed_slice(),
+            data: data.into_boxed_slice(),
+        }
+    }
+
+    /// The block holding `cp`.
+    #[inline(always)]
+    pub(super) fn block(&self, cp: u32) -> T {
+        let k = self.index.get((cp >> 6) as usize).copied().unwrap_or(0);
+        self.data[usize::from(k)]
+    }
+
+    /// Whether every code point behind UTF-8 lead byte `lead` has the default value.
+    pub(super) fn lead_is_empty(&self, lead: u8) -> bool {
+        let (first, last) = match lead {
+            0xC2..=0xDF => (
+                u32::from(lead & 0x1F) << 6,
+                (u32::from(lead & 0x1F) << 6) | 0x3F,
+            ),
+            0xE0..=0xEF => (
+                u32::from(lead & 0x0F) << 12,
+                (u32::from(lead & 0x0F) << 12) | 0xFFF,
+            ),
+            0xF0..=0xF4 => (
+                u32::from(lead & 0x07) << 18,
+                ((u32::from(lead & 0x07) << 18) | 0x3_FFFF).min(0x10_FFFF),
+            ),
+            _ => return true,
+        };
+        ((first >> 6)..=(last >> 6)).all(|n| self.index.get(n as usize).copied().unwrap_or(0) == 0)
+    }
+
+    /// Whether every lead byte in [`SKIPPED_LEADS`] has only default entries behind it.
+    pub(super) fn skipped_leads_are_empty(&self) -> bool {
+        SKIPPED_LEADS
+            .iter()
+            .all(|&(lo, hi)| (lo..=hi).all(|lead| self.lead_is_empty(lead)))
+    }
+}
+
+/// The table of characters that are not inert (not `NFC_QC=Yes` with ccc 0).
+#[derive(Debug)]
+pub(super) struct NfcTables {
+    /// Bit `cp & 63` of a block is set when `cp` is not inert.
+    pub(super) not_inert: Blocks<u64>,
+    /// By lead byte (`0xC0..=0xFF`, 6 bits) and second byte (6 bits): the index in `masks` of
+    /// the mask to test with the third byte. 0 (an empty mask) when every character starting
+    /// with the two is inert; an all-ones mask for a non-inert 2-byte character; `full` (also
+    /// all ones) when the third byte does not settle it (a 4-byte character).
+    pub(super) pair: Box<[u16]>,
+    /// `not_inert`'s masks, then two all-ones masks (the last one is `full`).
+    pub(super) masks: Box<[u64]>,
+    /// The entry of `pair` that asks for a full lookup.
+    pub(super) full: u16,
+    /// The most selective filter [`find`] may use: [`SEQUENCES`] (after [`LEADS`]) when both
+    /// flag every non-inert character, as they do for Unicode 18; else [`LEADS`] or [`PLAIN`].
+    pub(super) filter: u8,
+}
+
+impl NfcTables {
+    /// Builds the table from `unicode-normalization`'s data.
+    pub(super) fn build() -> Self {
+        let not_inert = Blocks::build(0u64, |n| {
+            (0..64).fold(0u64, |mask, k| {
+                let c = char::from_u32((n << 6) | k);
+                mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
+            })
+        });
+        let sequences_exact = (0..0x11_0000u32)
+            .filter(|&cp| (not_inert.block(cp) >> (cp & 63)) & 1 != 0)
+            .filter_map(char::from_u32)
+            .all(|c| {
+                let mut utf8 = [0; 4];
+                let b = c.encode_utf8(&mut utf8).as_bytes();
+                match *b {
+                    // Whatever follows a 2-byte character.
+                    [b0, b1] => (0..=u8::MAX).all(|b2| may_be_not_inert(b0, b1, b2)),
+                    [b0, b1, b2, ..] => may_be_not_inert(b0, b1, b2),
+                    _ => false,
+                }
+            });
+        let leads_exact = not_inert.skipped_leads_are_empty();
+        let filter = match (leads_exact, sequences_exact) {
+            (true, true) => SEQUENCES,
+            (true, false) => LEADS,
+            _ => PLAIN,
+        };
+        // Two all-ones masks at the end: one for non-inert 2-byte characters, one (the last)
+        // for 4-byte pairs that need a full lookup.
+        let mut masks = not_inert.data.to_vec();
+        let all = u16::try_from(masks.len()).unwrap_or(u16::MAX);
+        let full = all.saturating_add(1);
+        masks.extend([u64::MAX, u64::MAX]);
+        let pair = (0..64u32 * 64)
+            .map(|k| {
+                let (b0, b1) = (0xC0 | (k >> 6), 0x80 | (k & 0x3F));
+                match b0 {
+                    0xC2..=0xDF => {
+                        let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+                        if (not_inert.block(cp) >> (cp & 63)) & 1 != 0 {
+                            all
+                        } else {
+                            0
+                        }
+                    }
+                    0xE0..=0xEF => {
+                        let block = ((b0 & 0x0F) << 6) | (b1 & 0x3F);
+                        not_inert.index.get(block as usize).copied().unwrap_or(0)
+                    }
+                    0xF0..=0xF4 => {
+                        let first = (((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12)) >> 6;
+                        let clean = (first..first + 64)
+                            .all(|n| not_inert.index.get(n as usize).copied().unwrap_or(0) == 0);
+                        if clean { 0 } else { full }
+                    }
+                    _ => 0,
+                }
+            })
+            .collect();
+        Self {
+            not_inert,
+            pair,
+            masks: masks.into_boxed_slice(),
+            full,
+            filter,
+        }
+    }
+
+    /// Whether the character at `j` in valid UTF-8, which starts with the bytes `start` (then
+    /// whatever follows), is not inert: looked up by its first two bytes and, when needed, its
+    /// third; a 4-byte character may need a full lookup.
+    #[inline(always)]
+    pub(super) fn not_inert_at(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        let [b0, b1, b2] = start;
+        let entry = self.pair[(usize::from(b0 & 0x3F) << 6) | usize::from(b1 & 0x3F)];
+        // Branch-free until a bit is set, which clean text never reaches.
+        let set = (self.masks[usize::from(entry)] >> (b2 & 63)) & 1 != 0;
+        set && (entry != self.full || self.is_not_inert(decode(bytes, j).0))
+    }
+
+    /// Whether `cp` is not inert.
+    #[inline(always)]
+    pub(super) fn is_not_inert(&self, cp: u32) -> bool {
+        (self.not_inert.block(cp) >> (cp & 63)) & 1 != 0
+    }
+}
+
+/// Whether `c` is inert: `NFC_QC=Yes` and canonical combining class 0 (the definition the
+/// table is built from).
+pub(super) fn is_inert(c: char) -> bool {
+    canonical_combining_class(c) == 0 && is_nfc_quick(core::iter::once(c)) == IsNormalized::Yes
+}
+
+/// The shared, lazily built NFC table.
+pub(super) fn nfc_tables() -> &'static NfcTables {
+    static TABLES: OnceLock<NfcTables> = OnceLock::new();
+    TABLES.get_or_init(NfcTables::build)
+}
+
+/// What the stream-safe count needs of one character, packed in a byte: bits 0–2 the leading
+/// non-starters of its NFKD, bits 3–5 the trailing ones, bit 6 set when its NFKD consists only
+/// of non-starters. (Unicode 18 needs at most 2 leading and 3 trailing; a test checks that the
+/// three bits suffice.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct NonstarterProps(u8);
+
+impl NonstarterProps {
+    /// Computes the properties of `c` from its NFKD.
+    pub(super) fn of(c: char) -> Self {
+        let (mut len, mut lead, mut trail) = (0u32, 0u32, 0u32);
+        decompose_compatible(c, |d| {
+            let nonstarter = canonical_combining_class(d) != 0;
+            if nonstarter {
+                trail += 1;
+                if lead == len {
+                    lead += 1;
+                }
+            } else {
+                trail = 0;
+            }
+            len += 1;
+        });
+        let all = u8::from(lead == len && len > 0);
+        let clamp = |n: u32| u8::try_from(n.min(7)).unwrap_or(7);
+        Self(clamp(lead) | (clamp(trail) << 3) | (all << 6))
+    }
+
+    /// Leading non-starters of the NFKD.
+    pub(super) fn lead(self) -> u8 {
+        self.0 & 7
+    }
+
+    /// Trailing non-starters of the NFKD.
+    pub(super) fn trail(self) -> u8 {
+        (self.0 >> 3) & 7
+    }
+
+    /// Whether the NFKD consists only of non-starters.
+    pub(super) fn all_nonstarters(self) -> bool {
+        self.0 & 0x40 != 0
+    }
+}
+
+/// The per-character data of the stream-safe count.
+#[derive(Debug)]
+pub(super) struct StreamSafeTables {
+    /// [`NonstarterProps`] of every code point.
+    pub(super) props: Blocks<[NonstarterProps; 64]>,
+    /// The largest trailing count of any character.
+    pub(super) max_trail: u8,
+    /// Whether no character behind [`SKIPPED_LEADS`] has leading non-starters.
+    pub(super) filter_exact: bool,
+}
+
+impl StreamSafeTables {
+    /// Builds the table from `unicode-normalization`'s data.
+    pub(super) fn build() -> Self {
+        let mut max_trail = 0;
+        let props = Blocks::build([NonstarterProps::default(); 64], |n| {
+            let mut block = [NonstarterProps::default(); 64];
+            for (k, p) in (0u32..).zip(block.iter_mut()) {
+                if let Some(c) = char::from_u32((n << 6) | k) {
+                    *p = NonstarterProps::of(c);
+                    max_trail = max_trail.max(p.trail());
+                }
+            }
+            block
+        });
+        // A character with leading non-starters must be found by `find`: none below U+0300,
+        // and none behind the skipped lead bytes when the filter is used.
+        let lead_free = Blocks {
+            index: props
+                .index
+                .iter()
+                .map(|&k| {
+                    let block = &props.data[usize::from(k)];
+                    u16::from(block.iter().any(|p| p.lead() > 0))
+                })
+                .collect(),
+            data: Box::new([false, true]),
+        };
+        let filter_exact = lead_free.skipped_leads_are_empty();
+        Self {
+            props,
+            max_trail,
+            filter_exact,
+        }
+    }
+
+    /// The properties of `cp`.
+    #[inline(always)]
+    pub(super) fn props(&self, cp: u32) -> NonstarterProps {
+        self.props.block(cp)[(cp & 63) as usize]
+    }
+}
+
+/// The shared, lazily built stream-safe table.
+pub(super) fn stream_safe_tables() -> &'static StreamSafeTables {
+    static TABLES: OnceLock<StreamSafeTables> = OnceLock::new();
+    TABLES.get_or_init(StreamSafeTables::build)
+}
