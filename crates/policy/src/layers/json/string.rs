@@ -1,0 +1,152 @@
+//! String literals: decoding (escapes, lone surrogates, the plain runs copied as is) and
+//! encoding for rewritten values.
+
+use core::fmt::Write as _;
+use core::ops::Range;
+
+use super::{JsonError, syntax};
+
+/// Encodes `value` as a JSON string literal with quotes, escaping only what RFC 8259 requires
+/// (`"`, `\`, and controls U+0000 to U+001F as `\n` `\r` `\t` `\b` `\f` or `\u00xx`); everything
+/// else, `/` and DEL included, is written as raw UTF-8. The output is byte-identical to
+/// `serde_json::to_string(value)`.
+pub(crate) fn encode_string(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\0'..='\u{1f}' => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// U+FFFD in UTF-8, what a lone surrogate escape decodes to.
+pub(super) const REPLACEMENT: [u8; 3] = [0xEF, 0xBF, 0xBD];
+
+/// The value of an ASCII hex digit.
+pub(super) fn hex_digit(b: u8) -> Option<u16> {
+    match b {
+        b'0'..=b'9' => Some(u16::from(b - b'0')),
+        b'a'..=b'f' => Some(u16::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u16::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// The code unit of the four hex digits at `at`, if there are four.
+pub(super) fn hex4(body: &[u8], at: usize) -> Option<u16> {
+    body.get(at..at.checked_add(4)?)?
+        .iter()
+        .try_fold(0u16, |acc, &d| Some((acc << 4) | hex_digit(d)?))
+}
+
+/// A string token decoded, before it is given its pointer.
+pub(super) struct Decoded {
+    /// Span of the literal, quotes included.
+    pub(super) raw: Range<usize>,
+    /// Decoded bytes.
+    pub(super) value: Vec<u8>,
+    /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit.
+    pub(super) lone_surrogates: Vec<(usize, u16)>,
+    /// Offsets in `value` of NULs from `\u0000`.
+    pub(super) escaped_nuls: Vec<usize>,
+}
+
+impl Decoded {
+    /// Appends the UTF-8 of a scalar value (U+FFFD if `scalar` is not one, which the callers
+    /// never pass).
+    pub(super) fn push_scalar(&mut self, scalar: u32) {
+        match char::from_u32(scalar) {
+            Some(c) => {
+                let mut buf = [0u8; 4];
+                self.value
+                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            None => self.value.extend_from_slice(&REPLACEMENT),
+        }
+    }
+
+    /// Appends U+FFFD for a lone surrogate and records it.
+    pub(super) fn push_lone(&mut self, unit: u16) {
+        self.lone_surrogates.push((self.value.len(), unit));
+        self.value.extend_from_slice(&REPLACEMENT);
+    }
+
+    /// Decodes the escape whose backslash is at `at`; returns the offset just past it. A high
+    /// surrogate not followed by a `\u` low surrogate consumes only its own six bytes, so the
+    /// escape after it is decoded on its own.
+    pub(super) fn escape(&mut self, body: &[u8], at: usize) -> Result<usize, JsonError> {
+        let simple = match body.get(at + 1) {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0C,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'u') => {
+                let unit = hex4(body, at + 2).ok_or_else(|| syntax(at, "invalid escape"))?;
+                let next = at + 6;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        let low = match body.get(next..next + 2) {
+                            Some(b"\\u") => hex4(body, next + 2),
+                            _ => None,
+                        };
+                        if let Some(low @ 0xDC00..=0xDFFF) = low {
+                            let high = u32::from(unit - 0xD800);
+                            let low = u32::from(low - 0xDC00);
+                            self.push_scalar(0x1_0000 + ((high << 10) | low));
+                            return Ok(next + 6);
+                        }
+                        self.push_lone(unit);
+                    }
+                    0xDC00..=0xDFFF => self.push_lone(unit),
+                    _ => {
+                        if unit == 0 {
+                            self.escaped_nuls.push(self.value.len());
+                        }
+                        self.push_scalar(u32::from(unit));
+                    }
+                }
+                return Ok(next);
+            }
+            _ => return Err(syntax(at, "invalid escape")),
+        };
+        self.value.push(simple);
+        Ok(at + 2)
+    }
+}
+
+/// The length of the leading run of `bytes` that a string copies as is: up to the first quote,
+/// backslash or control byte. Whole 32-byte blocks are tested at once (a loop LLVM vectorizes),
+/// so long strings of text cost little more than a copy.
+pub(super) fn plain_run(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 32;
+    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    let mut at = 0;
+    for block in bytes.chunks_exact(BLOCK) {
+        if block.iter().fold(false, |any, &b| any | special(b)) {
+            break;
+        }
+        at += BLOCK;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|&b| special(b))
+        .unwrap_or(bytes.len() - at)
+}
