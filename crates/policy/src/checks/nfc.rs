@@ -129,10 +129,10 @@ pub(crate) fn nonstarter_run_over(text: &str, limit: usize) -> Option<(usize, us
     let mut i = 0;
     while i < bytes.len() {
         if skip && idle {
-            let found = if tables.filter_exact {
-                find::<LEADS, LEADS, _>(bytes, i, tables)
-            } else {
-                find::<PLAIN, PLAIN, _>(bytes, i, tables)
+            let found = match tables.leading.filter {
+                SEQUENCES => find::<LEADS, SEQUENCES, _>(bytes, i, tables),
+                LEADS => find::<LEADS, LEADS, _>(bytes, i, tables),
+                _ => find::<PLAIN, PLAIN, _>(bytes, i, tables),
             };
             // No character adds leading non-starters from here on: nothing can go over.
             let p = found?;
@@ -198,7 +198,7 @@ struct Run {
 /// the end). `from` must be 0 or the start of an inert character.
 fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    let hit = match tables.filter {
+    let hit = match tables.not_inert.filter {
         SEQUENCES => find::<LEADS, SEQUENCES, _>(bytes, from, tables),
         LEADS => find::<LEADS, LEADS, _>(bytes, from, tables),
         _ => find::<PLAIN, PLAIN, _>(bytes, from, tables),

@@ -183,15 +183,15 @@ impl Lookup for NfcTables {
     /// A character that is not inert.
     #[inline(always)]
     fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
-        self.not_inert_at(bytes, j, start)
+        self.not_inert.contains_at(bytes, j, start)
     }
 }
 
 impl Lookup for StreamSafeTables {
     /// A character with leading non-starters in its NFKD.
     #[inline(always)]
-    fn hit(&self, bytes: &[u8], j: usize, _start: [u8; 3]) -> bool {
-        self.props(decode(bytes, j).0).lead() > 0
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        self.leading.contains_at(bytes, j, start)
     }
 }
 

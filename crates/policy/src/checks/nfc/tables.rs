@@ -71,23 +71,114 @@ impl<T: Copy + PartialEq> Blocks<T> {
     }
 }
 
-/// The table of characters that are not inert (not `NFC_QC=Yes` with ccc 0).
+/// A set of code points (bit `cp & 63` of a block), indexed for lookups from UTF-8 bytes: by a
+/// character's first two bytes and, when needed, its third. Built for the NFC table (characters
+/// that are not inert) and the stream-safe one (characters with leading non-starters).
 #[derive(Debug)]
-pub(super) struct NfcTables {
-    /// Bit `cp & 63` of a block is set when `cp` is not inert.
-    pub(super) not_inert: Blocks<u64>,
+pub(super) struct ByteSet {
+    /// The set.
+    pub(super) set: Blocks<u64>,
     /// By lead byte (`0xC0..=0xFF`, 6 bits) and second byte (6 bits): the index in `masks` of
-    /// the mask to test with the third byte. 0 (an empty mask) when every character starting
-    /// with the two is inert; an all-ones mask for a non-inert 2-byte character; `full` (also
+    /// the mask to test with the third byte. 0 (an empty mask) when no character starting with
+    /// the two is in the set; an all-ones mask for a 2-byte character in the set; `full` (also
     /// all ones) when the third byte does not settle it (a 4-byte character).
     pub(super) pair: Box<[u16]>,
-    /// `not_inert`'s masks, then two all-ones masks (the last one is `full`).
+    /// The set's masks, then two all-ones masks (the last one is `full`).
     pub(super) masks: Box<[u64]>,
     /// The entry of `pair` that asks for a full lookup.
     pub(super) full: u16,
-    /// The most selective filter [`find`] may use: [`SEQUENCES`] (after [`LEADS`]) when both
-    /// flag every non-inert character, as they do for Unicode 18; else [`LEADS`] or [`PLAIN`].
+    /// The most selective filter [`find`] may use for this set: [`SEQUENCES`] (after [`LEADS`])
+    /// when both flag every member; else [`LEADS`] or [`PLAIN`]. For Unicode 18 that is
+    /// [`SEQUENCES`] for the NFC table and [`LEADS`] for the stream-safe one (U+FF9E and U+FF9F
+    /// are inert, so [`may_be_not_inert`] clears them).
     pub(super) filter: u8,
+}
+
+impl ByteSet {
+    /// Indexes `set`, which must hold nothing below U+0300 (the [`PLAIN`] filter's premise).
+    pub(super) fn build(set: Blocks<u64>) -> Self {
+        let sequence = may_be_not_inert;
+        let member = |cp: u32| (set.block(cp) >> (cp & 63)) & 1 != 0;
+        let sequences_exact = (0..0x11_0000u32)
+            .filter(|&cp| member(cp))
+            .filter_map(char::from_u32)
+            .all(|c| {
+                let mut utf8 = [0; 4];
+                let b = c.encode_utf8(&mut utf8).as_bytes();
+                match *b {
+                    // Whatever follows a 2-byte character.
+                    [b0, b1] => (0..=u8::MAX).all(|b2| sequence(b0, b1, b2)),
+                    [b0, b1, b2, ..] => sequence(b0, b1, b2),
+                    _ => false,
+                }
+            });
+        let leads_exact = set.skipped_leads_are_empty();
+        let filter = match (leads_exact, sequences_exact) {
+            (true, true) => SEQUENCES,
+            (true, false) => LEADS,
+            _ => PLAIN,
+        };
+        // Two all-ones masks at the end: one for 2-byte members, one (the last) for 4-byte
+        // pairs that need a full lookup.
+        let mut masks = set.data.to_vec();
+        let all = u16::try_from(masks.len()).unwrap_or(u16::MAX);
+        let full = all.saturating_add(1);
+        masks.extend([u64::MAX, u64::MAX]);
+        let pair = (0..64u32 * 64)
+            .map(|k| {
+                let (b0, b1) = (0xC0 | (k >> 6), 0x80 | (k & 0x3F));
+                match b0 {
+                    0xC2..=0xDF => {
+                        let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
+                        if member(cp) { all } else { 0 }
+                    }
+                    0xE0..=0xEF => {
+                        let block = ((b0 & 0x0F) << 6) | (b1 & 0x3F);
+                        set.index.get(block as usize).copied().unwrap_or(0)
+                    }
+                    0xF0..=0xF4 => {
+                        let first = (((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12)) >> 6;
+                        let clean = (first..first + 64)
+                            .all(|n| set.index.get(n as usize).copied().unwrap_or(0) == 0);
+                        if clean { 0 } else { full }
+                    }
+                    _ => 0,
+                }
+            })
+            .collect();
+        Self {
+            set,
+            pair,
+            masks: masks.into_boxed_slice(),
+            full,
+            filter,
+        }
+    }
+
+    /// Whether the character at `j` in valid UTF-8, which starts with the bytes `start` (then
+    /// whatever follows), is in the set: looked up by its first two bytes and, when needed, its
+    /// third; a 4-byte character may need a full lookup.
+    #[inline(always)]
+    pub(super) fn contains_at(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        let [b0, b1, b2] = start;
+        let entry = self.pair[(usize::from(b0 & 0x3F) << 6) | usize::from(b1 & 0x3F)];
+        // Branch-free until a bit is set, which clean text never reaches.
+        let set = (self.masks[usize::from(entry)] >> (b2 & 63)) & 1 != 0;
+        set && (entry != self.full || self.contains(decode(bytes, j).0))
+    }
+
+    /// Whether `cp` is in the set.
+    #[inline(always)]
+    pub(super) fn contains(&self, cp: u32) -> bool {
+        (self.set.block(cp) >> (cp & 63)) & 1 != 0
+    }
+}
+
+/// The table of characters that are not inert (not `NFC_QC=Yes` with ccc 0).
+#[derive(Debug)]
+pub(super) struct NfcTables {
+    /// The characters that are not inert.
+    pub(super) not_inert: ByteSet,
 }
 
 impl NfcTables {
@@ -99,82 +190,15 @@ impl NfcTables {
                 mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
             })
         });
-        let sequences_exact = (0..0x11_0000u32)
-            .filter(|&cp| (not_inert.block(cp) >> (cp & 63)) & 1 != 0)
-            .filter_map(char::from_u32)
-            .all(|c| {
-                let mut utf8 = [0; 4];
-                let b = c.encode_utf8(&mut utf8).as_bytes();
-                match *b {
-                    // Whatever follows a 2-byte character.
-                    [b0, b1] => (0..=u8::MAX).all(|b2| may_be_not_inert(b0, b1, b2)),
-                    [b0, b1, b2, ..] => may_be_not_inert(b0, b1, b2),
-                    _ => false,
-                }
-            });
-        let leads_exact = not_inert.skipped_leads_are_empty();
-        let filter = match (leads_exact, sequences_exact) {
-            (true, true) => SEQUENCES,
-            (true, false) => LEADS,
-            _ => PLAIN,
-        };
-        // Two all-ones masks at the end: one for non-inert 2-byte characters, one (the last)
-        // for 4-byte pairs that need a full lookup.
-        let mut masks = not_inert.data.to_vec();
-        let all = u16::try_from(masks.len()).unwrap_or(u16::MAX);
-        let full = all.saturating_add(1);
-        masks.extend([u64::MAX, u64::MAX]);
-        let pair = (0..64u32 * 64)
-            .map(|k| {
-                let (b0, b1) = (0xC0 | (k >> 6), 0x80 | (k & 0x3F));
-                match b0 {
-                    0xC2..=0xDF => {
-                        let cp = ((b0 & 0x1F) << 6) | (b1 & 0x3F);
-                        if (not_inert.block(cp) >> (cp & 63)) & 1 != 0 {
-                            all
-                        } else {
-                            0
-                        }
-                    }
-                    0xE0..=0xEF => {
-                        let block = ((b0 & 0x0F) << 6) | (b1 & 0x3F);
-                        not_inert.index.get(block as usize).copied().unwrap_or(0)
-                    }
-                    0xF0..=0xF4 => {
-                        let first = (((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12)) >> 6;
-                        let clean = (first..first + 64)
-                            .all(|n| not_inert.index.get(n as usize).copied().unwrap_or(0) == 0);
-                        if clean { 0 } else { full }
-                    }
-                    _ => 0,
-                }
-            })
-            .collect();
         Self {
-            not_inert,
-            pair,
-            masks: masks.into_boxed_slice(),
-            full,
-            filter,
+            not_inert: ByteSet::build(not_inert),
         }
-    }
-
-    /// Whether the character at `j` in valid UTF-8, which starts with the bytes `start` (then
-    /// whatever follows), is not inert: looked up by its first two bytes and, when needed, its
-    /// third; a 4-byte character may need a full lookup.
-    #[inline(always)]
-    pub(super) fn not_inert_at(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
-        let [b0, b1, b2] = start;
-        let entry = self.pair[(usize::from(b0 & 0x3F) << 6) | usize::from(b1 & 0x3F)];
-        // Branch-free until a bit is set, which clean text never reaches.
-        let set = (self.masks[usize::from(entry)] >> (b2 & 63)) & 1 != 0;
-        set && (entry != self.full || self.is_not_inert(decode(bytes, j).0))
     }
 
     /// Whether `cp` is not inert.
     #[inline(always)]
     pub(super) fn is_not_inert(&self, cp: u32) -> bool {
-        (self.not_inert.block(cp) >> (cp & 63)) & 1 != 0
+        self.not_inert.contains(cp)
     }
 }
 
@@ -241,42 +265,35 @@ pub(super) struct StreamSafeTables {
     pub(super) props: Blocks<[NonstarterProps; 64]>,
     /// The largest trailing count of any character.
     pub(super) max_trail: u8,
-    /// Whether no character behind [`SKIPPED_LEADS`] has leading non-starters.
-    pub(super) filter_exact: bool,
+    /// The characters with leading non-starters, which the scan looks for.
+    pub(super) leading: ByteSet,
 }
 
 impl StreamSafeTables {
     /// Builds the table from `unicode-normalization`'s data.
     pub(super) fn build() -> Self {
         let mut max_trail = 0;
+        let mut leading = Vec::new();
         let props = Blocks::build([NonstarterProps::default(); 64], |n| {
             let mut block = [NonstarterProps::default(); 64];
+            let mut lead_bits = 0u64;
             for (k, p) in (0u32..).zip(block.iter_mut()) {
                 if let Some(c) = char::from_u32((n << 6) | k) {
                     *p = NonstarterProps::of(c);
                     max_trail = max_trail.max(p.trail());
+                    lead_bits |= u64::from(p.lead() > 0) << k;
                 }
             }
+            leading.push(lead_bits);
             block
         });
-        // A character with leading non-starters must be found by `find`: none below U+0300,
-        // and none behind the skipped lead bytes when the filter is used.
-        let lead_free = Blocks {
-            index: props
-                .index
-                .iter()
-                .map(|&k| {
-                    let block = &props.data[usize::from(k)];
-                    u16::from(block.iter().any(|p| p.lead() > 0))
-                })
-                .collect(),
-            data: Box::new([false, true]),
-        };
-        let filter_exact = lead_free.skipped_leads_are_empty();
+        // A character with leading non-starters must be found by `find`: none below U+0300
+        // (a test checks it), and the filter is chosen by what it flags.
+        let leading = ByteSet::build(Blocks::build(0u64, |n| leading[n as usize]));
         Self {
             props,
             max_trail,
-            filter_exact,
+            leading,
         }
     }
 

@@ -60,7 +60,11 @@ fn table_matches_definition() {
             buf[len..].fill(follower);
             let start = [buf[0], buf[1], buf[2]];
             if c as u32 >= 0x300 {
-                assert_eq!(tables.not_inert_at(&buf, 0, start), not_inert, "{c:?}");
+                assert_eq!(
+                    tables.not_inert.contains_at(&buf, 0, start),
+                    not_inert,
+                    "{c:?}"
+                );
             }
             if not_inert {
                 assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
@@ -69,10 +73,10 @@ fn table_matches_definition() {
         }
     }
     assert_eq!(
-        tables.filter, SEQUENCES,
+        tables.not_inert.filter, SEQUENCES,
         "both filters flag every non-inert char"
     );
-    assert!(tables.not_inert.skipped_leads_are_empty());
+    assert!(tables.not_inert.set.skipped_leads_are_empty());
 }
 
 /// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and
@@ -111,6 +115,23 @@ fn stream_safe_table_matches_definition() {
         assert_eq!(usize::from(props.lead()), lead, "{c:?}");
         assert_eq!(usize::from(props.trail()), trail, "{c:?}");
         assert_eq!(props.all_nonstarters(), lead == nfkd.len(), "{c:?}");
+        // The lookup by leading bytes the scan uses, whatever follows the character.
+        for follower in [0x00, 0x41, 0xBF, 0xE3] {
+            let mut buf = [follower; 6];
+            let len = c.encode_utf8(&mut buf).len();
+            buf[len..].fill(follower);
+            let start = [buf[0], buf[1], buf[2]];
+            if c as u32 >= 0x300 {
+                assert_eq!(
+                    tables.leading.contains_at(&buf, 0, start),
+                    lead > 0,
+                    "{c:?}"
+                );
+            }
+            if lead > 0 {
+                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
+            }
+        }
         max_lead = max_lead.max(lead);
         max_trail = max_trail.max(trail);
         if (c as u32) < 0x300 {
@@ -122,7 +143,10 @@ fn stream_safe_table_matches_definition() {
     }
     assert!(max_lead < 7 && max_trail < 7, "{max_lead} {max_trail}");
     assert_eq!(usize::from(tables.max_trail), max_trail);
-    assert!(tables.filter_exact);
+    assert_eq!(
+        tables.leading.filter, LEADS,
+        "the lead-byte filter flags every character with leading non-starters"
+    );
 }
 
 /// The parsed lines and the Part 1 characters of NormalizationTest.txt.

@@ -13,9 +13,9 @@ use oracle::*;
 proptest! {
     #[test]
     fn plain_run_stops_where_the_definition_does(
-        plain in proptest::collection::vec(0x20u8..=0xFF, 0..100),
+        plain in proptest::collection::vec(0x20u8..=0xFF, 0..300),
         special in proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1F, b'\n']),
-        at in 0usize..100,
+        at in 0usize..300,
         present in any::<bool>(),
     ) {
         let mut bytes: Vec<u8> = plain
