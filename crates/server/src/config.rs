@@ -61,6 +61,8 @@ pub struct Config {
     pub api_addr: SocketAddr,
     /// Admin listener address.
     pub admin_addr: SocketAddr,
+    /// Threads serving the proxy listener (at least 1).
+    pub proxy_threads: usize,
     /// Upstream base URL (`http://host:port`), if proxying.
     pub upstream: Option<String>,
     /// Upstream connect timeout.
@@ -358,6 +360,10 @@ fn validate(
                 .ok_or_else(|| bad("trusted_peers", format!("{t:?} is not an address or CIDR")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let proxy_threads = match limit("proxy_threads", raw.listen.proxy_threads, 0, 1024)? {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n as usize,
+    };
     let log_buffer_lines = limit("buffer_lines", raw.log.buffer_lines, 1, 1 << 20)? as usize;
     let log_format = match raw.log.format.as_str() {
         "json" => LogFormat::Json,
@@ -368,6 +374,7 @@ fn validate(
         proxy_addr,
         api_addr,
         admin_addr,
+        proxy_threads,
         upstream,
         connect_timeout: seconds(
             raw.upstream.connect_timeout_seconds,

@@ -89,7 +89,7 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     let c = &state.config;
     if c.upstream.is_some() {
         match serve::Listener::bind("proxy", c.proxy_addr, proxy).await {
-            Ok(l) => listeners.push(l),
+            Ok(l) => listeners.push(l.on_threads(c.proxy_threads)),
             Err(e) => return bind_failed("proxy", e),
         }
     }

@@ -4,9 +4,14 @@
 //! Lines are formatted on the request's thread and handed to one writer thread
 //! (tracing-appender) that writes them to stderr in batches, so a request never waits for a
 //! write, and a reader of stderr that stalls never stalls the proxy: past `log.buffer_lines`
-//! queued lines, new lines are dropped and counted ([`dropped_lines`]).
+//! queued lines, new lines are dropped and counted ([`dropped_lines`]). After each batch the
+//! writer thread pauses for [`PACE`]: lines queue up meanwhile without waking it, so under load
+//! the proxy's threads hand over lines with no system call and the thread writes them a batch
+//! at a time, instead of being woken and writing once per request.
 
+use std::io::Write;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use tracing_appender::non_blocking::{ErrorCounter, NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
@@ -14,6 +19,31 @@ use tracing_subscriber::EnvFilter;
 use crate::config::LogFormat;
 
 static DROPPED: OnceLock<ErrorCounter> = OnceLock::new();
+
+/// How long the writer thread pauses after writing a batch: how late a line may reach stderr.
+pub const PACE: Duration = Duration::from_millis(10);
+
+/// A writer that pauses after each flush that wrote something (the writer thread flushes once
+/// per batch).
+struct Paced<W> {
+    inner: W,
+    wrote: bool,
+}
+
+impl<W: Write> Write for Paced<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.wrote = true;
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()?;
+        if std::mem::take(&mut self.wrote) {
+            std::thread::sleep(PACE);
+        }
+        Ok(())
+    }
+}
 
 /// Keeps the writer thread; dropping it writes out the queued lines (at exit).
 #[must_use = "dropping the guard stops the log writer"]
@@ -29,10 +59,10 @@ pub fn init(format: LogFormat, level: &str, buffer_lines: usize) -> Option<LogGu
         .lossy(true)
         .buffered_lines_limit(buffer_lines)
         .thread_name("utf8gate-log")
-        .finish(std::io::BufWriter::with_capacity(
-            64 << 10,
-            std::io::stderr(),
-        ));
+        .finish(Paced {
+            inner: std::io::BufWriter::with_capacity(64 << 10, std::io::stderr()),
+            wrote: false,
+        });
     let counter = writer.error_counter();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

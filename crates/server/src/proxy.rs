@@ -5,6 +5,7 @@
 //! sanitized ones go with their rewritten fields, a recomputed Content-Length and
 //! `utf8gate-decision: sanitize`.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use http_body_util::BodyExt;
 use utf8gate_policy::{Decision, Mode};
 
@@ -53,8 +55,9 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
         )
         .into_response();
     };
-    let original = convert::to_policy(&parts, &body, Mode::Proxy);
-    let evaluation = state.evaluate(profile, original.clone()).await;
+    let evaluation = state
+        .evaluate(profile, convert::to_policy(&parts, &body, Mode::Proxy))
+        .await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {
         let status =
@@ -62,7 +65,10 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
         state.audit(Mode::Proxy, &id, &verdict, status.as_u16(), started);
         return Problem::rejected(status, verdict, &id).into_response();
     }
-    let outgoing = evaluation.sanitized.unwrap_or(original);
+    let outgoing = match evaluation.sanitized {
+        Some(rewritten) => Outgoing::Rewritten(rewritten),
+        None => Outgoing::Received(body),
+    };
     let response = forward(&state, &parts, outgoing, peer, verdict.decision, &id).await;
     state.audit(
         Mode::Proxy,
@@ -74,10 +80,19 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
     response
 }
 
+/// What goes upstream.
+enum Outgoing {
+    /// The request as received (allowed, or rejected in monitor mode): its head and its body,
+    /// byte for byte, without a copy.
+    Received(Bytes),
+    /// The sanitized request.
+    Rewritten(utf8gate_policy::Request),
+}
+
 async fn forward(
     state: &AppState,
     parts: &axum::http::request::Parts,
-    request: utf8gate_policy::Request,
+    outgoing: Outgoing,
     peer: Option<SocketAddr>,
     decision: Decision,
     id: &str,
@@ -92,7 +107,23 @@ async fn forward(
         )
         .into_response();
     };
-    let target = request.target();
+    let (method, target, headers, body) = match outgoing {
+        Outgoing::Received(body) => {
+            let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
+            (
+                parts.method.clone(),
+                Cow::Borrowed(target.as_bytes()),
+                Some(parts.headers.clone()),
+                body,
+            )
+        }
+        Outgoing::Rewritten(request) => (
+            convert::method(&request.method),
+            Cow::Owned(request.target()),
+            convert::to_header_map(&request.headers),
+            Bytes::from(request.body),
+        ),
+    };
     let uri = match Uri::try_from([upstream.as_bytes(), &target].concat()) {
         Ok(uri) => uri,
         Err(_) => {
@@ -106,7 +137,7 @@ async fn forward(
             .into_response();
         }
     };
-    let Some(mut headers) = convert::to_header_map(&request.headers) else {
+    let Some(mut headers) = headers else {
         return Problem::new(
             StatusCode::BAD_REQUEST,
             "bad-header",
@@ -118,11 +149,8 @@ async fn forward(
     };
     convert::strip_hop_by_hop(&mut headers);
     headers.remove(header::CONTENT_LENGTH);
-    if !request.body.is_empty() || parts.headers.contains_key(header::CONTENT_LENGTH) {
-        headers.insert(
-            header::CONTENT_LENGTH,
-            HeaderValue::from(request.body.len()),
-        );
+    if !body.is_empty() || parts.headers.contains_key(header::CONTENT_LENGTH) {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
     }
     if let Some(peer) = peer {
         let ip = peer.ip().to_string();
@@ -148,15 +176,15 @@ async fn forward(
     if let Ok(v) = HeaderValue::from_str(id) {
         headers.insert(crate::REQUEST_ID_IN, v);
     }
-    let mut outgoing = axum::http::Request::new(Body::from(request.body));
-    *outgoing.method_mut() = convert::method(&request.method);
+    let mut outgoing = axum::http::Request::new(Body::from(body));
+    *outgoing.method_mut() = method;
     *outgoing.uri_mut() = uri;
     *outgoing.headers_mut() = headers;
 
     let sent = Instant::now();
     match tokio::time::timeout(
         state.config.response_timeout,
-        state.client.request(outgoing),
+        state.client().request(outgoing),
     )
     .await
     {

@@ -102,10 +102,14 @@ pub struct Listener {
     pub socket: TcpListener,
     /// What it serves.
     pub router: Router,
+    /// Threads that accept and serve its connections, each with its own single-threaded
+    /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
+    /// 0 serves it on the shared runtime.
+    pub threads: usize,
 }
 
 impl Listener {
-    /// Binds `addr`.
+    /// Binds `addr`, served on the shared runtime.
     pub async fn bind(
         name: &'static str,
         addr: SocketAddr,
@@ -115,13 +119,28 @@ impl Listener {
             name,
             socket: TcpListener::bind(addr).await?,
             router,
+            threads: 0,
         })
+    }
+
+    /// Serves the listener on `threads` threads of its own (0: on the shared runtime).
+    pub fn on_threads(mut self, threads: usize) -> Listener {
+        self.threads = threads;
+        self
     }
 
     /// The bound address (useful with port 0).
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.socket.local_addr()
     }
+}
+
+/// What every accept loop needs: the HTTP/1 settings, the stop signal and the drain time.
+#[derive(Clone)]
+struct Serving {
+    http: hyper::server::conn::http1::Builder,
+    stop: tokio::sync::watch::Receiver<bool>,
+    grace: Duration,
 }
 
 /// Serves every listener until `shutdown` completes, then stops accepting and drains in-flight
@@ -133,58 +152,131 @@ pub async fn run(
     grace: Duration,
     shutdown: impl Future<Output = ()>,
 ) {
-    let graceful = std::sync::Arc::new(GracefulShutdown::new());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut tasks = Vec::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .max_header_size(max_header_bytes)
+        .max_buf_size(max_header_bytes.max(8192));
+    let serving = Serving {
+        http,
+        stop: stop_rx,
+        grace,
+    };
+    let mut done = Vec::new();
     for listener in listeners {
-        let graceful = graceful.clone();
-        let mut stop = stop_rx.clone();
-        tasks.push(tokio::spawn(async move {
-            let Listener { name, socket, router } = listener;
-            let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .max_header_size(max_header_bytes)
-                .max_buf_size(max_header_bytes.max(8192));
-            loop {
-                let accepted = tokio::select! {
-                    a = socket.accept() => a,
-                    _ = stop.changed() => break,
-                };
-                let (stream, peer) = match accepted {
-                    Ok(a) => a,
-                    Err(e) => {
-                        tracing::warn!(listener = name, error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                // As nginx does on keep-alive connections: a response streamed in pieces (head,
-                // then the upstream's body) must not wait for the client's delayed ACK.
-                let _ = stream.set_nodelay(true);
-                let service = router.clone().layer(axum::Extension(ConnectInfo(peer))).into_service().map_request(|r: hyper::Request<hyper::body::Incoming>| r.map(axum::body::Body::new));
-                let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = conn.await {
-                        tracing::debug!(listener = name, error = %e, "connection ended with an error");
-                    }
-                });
+        let Listener {
+            name,
+            socket,
+            router,
+            threads,
+        } = listener;
+        if threads == 0 {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let serving = serving.clone();
+            tokio::spawn(async move {
+                accept_loop(name, socket, router, serving).await;
+                let _ = tx.send(());
+            });
+            done.push(rx);
+            continue;
+        }
+        let shared = match socket.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(listener = name, error = %e, "cannot hand the socket to threads");
+                continue;
             }
-        }));
+        };
+        for n in 0..threads {
+            let socket = match shared.try_clone() {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(listener = name, error = %e, "cannot share the socket");
+                    break;
+                }
+            };
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let (router, serving) = (router.clone(), serving.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("utf8gate-{name}-{n}"))
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    match runtime {
+                        Ok(rt) => rt.block_on(async move {
+                            match TcpListener::from_std(socket) {
+                                Ok(socket) => accept_loop(name, socket, router, serving).await,
+                                Err(e) => {
+                                    tracing::error!(listener = name, error = %e, "cannot register the socket");
+                                }
+                            }
+                        }),
+                        Err(e) => {
+                            tracing::error!(listener = name, error = %e, "cannot start a runtime");
+                        }
+                    }
+                    let _ = tx.send(());
+                });
+            match spawned {
+                Ok(_) => done.push(rx),
+                Err(e) => tracing::error!(listener = name, error = %e, "cannot start a thread"),
+            }
+        }
     }
     shutdown.await;
     tracing::info!("shutting down: no new connections, draining in-flight requests");
     let _ = stop_tx.send(true);
-    for t in tasks {
-        let _ = t.await;
+    for rx in done {
+        let _ = rx.await;
     }
-    let Ok(graceful) = std::sync::Arc::try_unwrap(graceful) else {
-        return;
-    };
+}
+
+/// Accepts connections on `socket` until the stop signal, then drains them for at most the
+/// grace time.
+async fn accept_loop(
+    name: &'static str,
+    socket: TcpListener,
+    router: Router,
+    mut serving: Serving,
+) {
+    let graceful = GracefulShutdown::new();
+    loop {
+        let accepted = tokio::select! {
+            a = socket.accept() => a,
+            _ = serving.stop.changed() => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(listener = name, error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // As nginx does on keep-alive connections: a response streamed in pieces (head,
+        // then the upstream's body) must not wait for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
+        let service = router
+            .clone()
+            .layer(axum::Extension(ConnectInfo(peer)))
+            .into_service()
+            .map_request(|r: hyper::Request<hyper::body::Incoming>| r.map(axum::body::Body::new));
+        let conn = serving
+            .http
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(listener = name, error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(socket);
     tokio::select! {
-        _ = graceful.shutdown() => tracing::info!("drained"),
-        _ = tokio::time::sleep(grace) => tracing::warn!("drain timeout: closing remaining connections"),
+        _ = graceful.shutdown() => tracing::info!(listener = name, "drained"),
+        _ = tokio::time::sleep(serving.grace) => tracing::warn!(listener = name, "drain timeout: closing remaining connections"),
     }
 }
 

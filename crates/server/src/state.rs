@@ -24,9 +24,55 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// The metrics.
     pub metrics: Metrics,
-    /// The pooled upstream client.
-    pub client: Client<HttpConnector, Body>,
+    upstream: Arc<UpstreamClients>,
     ids: Arc<RequestIds>,
+}
+
+/// The pooled upstream clients: one per thread, made on first use, so that a request, its
+/// pooled upstream connection and the connection's task stay on the thread that serves the
+/// request (no wake-ups across threads on the proxy's hot path).
+struct UpstreamClients {
+    /// Tells this state's clients from those of another state on the same thread.
+    key: u64,
+    connect_timeout: std::time::Duration,
+}
+
+/// Source of [`UpstreamClients::key`].
+static CLIENT_KEYS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// This thread's upstream clients, by [`UpstreamClients::key`] (a few at most: one per
+    /// state that forwarded on this thread, the newest last).
+    static CLIENTS: std::cell::RefCell<Vec<(u64, Client<HttpConnector, Body>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl UpstreamClients {
+    fn new(connect_timeout: std::time::Duration) -> UpstreamClients {
+        UpstreamClients {
+            key: CLIENT_KEYS.fetch_add(1, Ordering::Relaxed),
+            connect_timeout,
+        }
+    }
+
+    fn client(&self) -> Client<HttpConnector, Body> {
+        CLIENTS.with(|clients| {
+            let mut clients = clients.borrow_mut();
+            if let Some((_, c)) = clients.iter().rev().find(|(k, _)| *k == self.key) {
+                return c.clone();
+            }
+            let mut connector = HttpConnector::new();
+            connector.set_connect_timeout(Some(self.connect_timeout));
+            connector.set_nodelay(true);
+            let client = Client::builder(TokioExecutor::new()).build(connector);
+            // States come and go in tests; a thread keeps the clients of the last few.
+            if clients.len() >= 4 {
+                clients.remove(0);
+            }
+            clients.push((self.key, client.clone()));
+            client
+        })
+    }
 }
 
 struct RequestIds {
@@ -37,10 +83,7 @@ struct RequestIds {
 impl AppState {
     /// State for `config`.
     pub fn new(config: Config) -> AppState {
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(config.connect_timeout));
-        connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new()).build(connector);
+        let upstream = Arc::new(UpstreamClients::new(config.connect_timeout));
         let seed = {
             use std::hash::{BuildHasher, Hasher};
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -54,12 +97,17 @@ impl AppState {
         AppState {
             config: Arc::new(config),
             metrics: Metrics::new(),
-            client,
+            upstream,
             ids: Arc::new(RequestIds {
                 seed,
                 next: AtomicU64::new(0),
             }),
         }
+    }
+
+    /// This thread's pooled client to the upstream.
+    pub fn client(&self) -> Client<HttpConnector, Body> {
+        self.upstream.client()
     }
 
     /// The request's own `x-request-id` if it is short and printable, else a new one.

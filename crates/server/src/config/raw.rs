@@ -20,6 +20,7 @@ pub(super) struct RawListen {
     pub(super) proxy_addr: String,
     pub(super) api_addr: String,
     pub(super) admin_addr: String,
+    pub(super) proxy_threads: u64,
 }
 
 impl Default for RawListen {
@@ -28,6 +29,7 @@ impl Default for RawListen {
             proxy_addr: "127.0.0.1:8080".into(),
             api_addr: "127.0.0.1:8081".into(),
             admin_addr: "127.0.0.1:9090".into(),
+            proxy_threads: 0,
         }
     }
 }

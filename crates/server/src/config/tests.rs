@@ -119,6 +119,19 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 23);
+        assert_eq!(keys, 24);
     }
+}
+
+#[test]
+fn proxy_threads_default_to_the_available_cores() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let o = Overrides::default();
+    assert_eq!(load("", &[], &o).unwrap().proxy_threads, cores);
+    let three = load("[listen]\nproxy_threads = 3\n", &[], &o).unwrap();
+    assert_eq!(three.proxy_threads, 3);
+    let env = load("", &[("UTF8GATE_LISTEN_PROXY_THREADS", "5")], &o).unwrap();
+    assert_eq!(env.proxy_threads, 5);
+    let err = load("[listen]\nproxy_threads = 5000\n", &[], &o).unwrap_err();
+    assert!(err.to_string().contains("proxy_threads"), "{err}");
 }
