@@ -160,7 +160,8 @@ pub(crate) fn check_field(
 }
 
 fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec<RawFinding>) {
-    if let nfc::NfcStatus::NotNfc { offset: first } = nfc::nfc_status(text) {
+    let (status, all_inert) = nfc::nfc_scan(text);
+    if let nfc::NfcStatus::NotNfc { offset: first } = status {
         let end = text[first..]
             .char_indices()
             .nth(1)
@@ -173,6 +174,9 @@ fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec
             None,
             "text is not in Normalization Form C".to_string(),
         ));
+    }
+    if all_inert && nfc::inert_text_is_stream_safe(text, max_nonstarters) {
+        return;
     }
     if let Some((start, len, count)) = nfc::nonstarter_run_over(text, max_nonstarters) {
         out.push(RawFinding::new(

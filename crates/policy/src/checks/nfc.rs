@@ -62,15 +62,37 @@ pub(crate) enum NfcStatus {
 
 /// Checks whether `text` is in NFC. Exact: `Nfc` if and only if `to_nfc(text) == text`.
 pub(crate) fn nfc_status(text: &str) -> NfcStatus {
+    nfc_scan(text).0
+}
+
+/// [`nfc_status`], and whether every character of `text` is inert (then the text is NFC).
+pub(crate) fn nfc_scan(text: &str) -> (NfcStatus, bool) {
     let tables = nfc_tables();
     let mut from = 0;
+    let mut all_inert = true;
     while let Some((start, end)) = next_region(text, from, tables) {
+        all_inert = false;
         if let Some(k) = region_difference(&text[start..end]) {
-            return NfcStatus::NotNfc { offset: start + k };
+            return (NfcStatus::NotNfc { offset: start + k }, false);
         }
         from = end;
     }
-    NfcStatus::Nfc
+    (NfcStatus::Nfc, all_inert)
+}
+
+/// Whether text made only of inert characters certainly has no run of non-starters over
+/// `limit`, so that [`nonstarter_run_over`] need not scan it. Only characters with leading
+/// non-starters in their NFKD make a run grow; all but a few are not inert, and the few inert
+/// ones (U+FF9E and U+FF9F in Unicode 18, listed when the table is built) are searched for.
+/// Without them, a run is at most the trailing non-starters of one character, which is not
+/// over a `limit` of at least the largest such count.
+pub(crate) fn inert_text_is_stream_safe(text: &str, limit: usize) -> bool {
+    let tables = stream_safe_tables();
+    limit >= usize::from(tables.max_trail)
+        && tables
+            .inert_leading
+            .iter()
+            .all(|c| memchr::memmem::find(text.as_bytes(), c.as_bytes()).is_none())
 }
 
 /// `text` in NFC; borrowed when already NFC.

@@ -267,6 +267,8 @@ pub(super) struct StreamSafeTables {
     pub(super) max_trail: u8,
     /// The characters with leading non-starters, which the scan looks for.
     pub(super) leading: ByteSet,
+    /// Those of them that are inert (in UTF-8), which the NFC scan does not report.
+    pub(super) inert_leading: Vec<String>,
 }
 
 impl StreamSafeTables {
@@ -290,10 +292,17 @@ impl StreamSafeTables {
         // A character with leading non-starters must be found by `find`: none below U+0300
         // (a test checks it), and the filter is chosen by what it flags.
         let leading = ByteSet::build(Blocks::build(0u64, |n| leading[n as usize]));
+        let inert_leading = (0..0x11_0000u32)
+            .filter(|&cp| leading.contains(cp))
+            .filter_map(char::from_u32)
+            .filter(|&c| is_inert(c))
+            .map(String::from)
+            .collect();
         Self {
             props,
             max_trail,
             leading,
+            inert_leading,
         }
     }
 

@@ -143,6 +143,14 @@ fn stream_safe_table_matches_definition() {
     }
     assert!(max_lead < 7 && max_trail < 7, "{max_lead} {max_trail}");
     assert_eq!(usize::from(tables.max_trail), max_trail);
+    let inert_leading: Vec<char> = tables
+        .inert_leading
+        .iter()
+        .flat_map(|s| s.chars())
+        .collect();
+    assert_eq!(inert_leading, ['\u{FF9E}', '\u{FF9F}']);
+    assert!(!inert_text_is_stream_safe("ｶﾞ plain", 30));
+    assert!(inert_text_is_stream_safe("plain 東京 😀", 30));
     assert_eq!(
         tables.leading.filter, LEADS,
         "the lead-byte filter flags every character with leading non-starters"
@@ -476,6 +484,22 @@ proptest! {
     #[test]
     fn agrees_with_unicode_normalization(s in interesting_text()) {
         check_against_oracle(&s);
+    }
+
+    /// The shortcut of the checks: text whose characters are all inert and that
+    /// `inert_text_is_stream_safe` accepts has no run over the limit.
+    #[test]
+    fn inert_text_shortcut_agrees_with_the_scan(
+        s in interesting_text(),
+        marks in proptest::sample::select(vec!["", "\u{FF9E}", "\u{FF9F}\u{FF9E}"]),
+        count in 0usize..40,
+    ) {
+        let s = format!("{s}{}{s}", marks.repeat(count));
+        for limit in [0, 1, 2, 3, 4, 5, 8, 30] {
+            if nfc_scan(&s).1 && inert_text_is_stream_safe(&s, limit) {
+                prop_assert_eq!(nonstarter_run_over(&s, limit), None, "limit {}", limit);
+            }
+        }
     }
 
     /// `nonstarter_run_over` agrees with the naive count, and with
