@@ -331,9 +331,13 @@ impl Scanner<'_> {
         let body = self.body;
         let start = self.pos;
         let mut pos = start + 1;
+        // The string ends at or after the next quote byte, and decoding never lengthens it:
+        // the bytes up to that quote are a lower bound of its decoded length, and reserving
+        // them spares the copies of a growing buffer.
+        let hint = memchr::memchr(b'"', body.get(pos..).unwrap_or_default()).unwrap_or(0);
         let mut decoded = Decoded {
             raw: start..start,
-            value: Vec::new(),
+            value: Vec::with_capacity(hint),
             lone_surrogates: Vec::new(),
             escaped_nuls: Vec::new(),
         };
