@@ -37,41 +37,37 @@ fn may_start_finding(b: u8, text: bool) -> bool {
     ((b < 0x20) & !ordinary) | (b == 0x7F) | (b == 0xC2) | (b == 0xE2) | (b == 0xEF)
 }
 
-/// Noncharacters above the BMP (U+nFFFE, U+nFFFF) are `F0..F4 x?F BF BE..BF`: found from their
-/// third byte, so that 4-byte text (emoji) is not decoded character by character.
-fn supplementary_noncharacters(bytes: &[u8], mut found: impl FnMut(usize)) {
+/// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags,
+/// in one pass: lead bytes that [`may_start_finding`] flags, and `BF` bytes, for the
+/// noncharacters above the BMP (U+nFFFE, U+nFFFF are `F0..F4 x?F BF BE..BF`), found from their
+/// third byte so that 4-byte text (emoji) is not decoded character by character. The flagged
+/// bytes come in order and a noncharacter's lead is never flagged itself, so the findings come
+/// in offset order.
+pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
+    let bytes = text.as_bytes();
+    let text_content = part.is_text_content();
     super::for_each_flagged(
         bytes,
-        |b| b == 0xBF,
+        |b| may_start_finding(b, text_content) | (b == 0xBF),
         |at| {
-            if at >= 2
+            let start = if bytes[at] != 0xBF {
+                at
+            } else if at >= 2
                 && (0xF0..=0xF4).contains(&bytes[at - 2])
                 && bytes[at - 1] & 0x0F == 0x0F
                 && matches!(bytes.get(at + 1), Some(0xBE | 0xBF))
             {
-                found(at - 2);
+                at - 2
+            } else {
+                return;
+            };
+            if let Some(f) =
+                super::char_at(text, start).and_then(|c| finding(part, c, offset + start))
+            {
+                out.push(f);
             }
         },
     );
-}
-
-/// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags.
-pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
-    let bytes = text.as_bytes();
-    let text_content = part.is_text_content();
-    let mut starts = Vec::new();
-    super::for_each_flagged(
-        bytes,
-        |b| may_start_finding(b, text_content),
-        |at| starts.push(at),
-    );
-    supplementary_noncharacters(bytes, |at| starts.push(at));
-    starts.sort_unstable();
-    for at in starts {
-        if let Some(f) = super::char_at(text, at).and_then(|c| finding(part, c, offset + at)) {
-            out.push(f);
-        }
-    }
 }
 
 /// The finding for character `c` at field offset `offset` in `part`, if [`classify`] flags it

@@ -108,6 +108,7 @@ fn may_start(b: u8) -> bool {
 
 /// The first lookalike of `text` whose image holds path syntax ('.', '/' or '\\'), with its
 /// offset. Only characters whose lead byte can start a lookalike are looked up.
+#[cfg(test)]
 pub(crate) fn first_path_syntax(table: Table, text: &str) -> Option<(usize, char)> {
     let mut first = None;
     super::for_each_flagged(text.as_bytes(), may_start, |at| {
@@ -136,8 +137,15 @@ pub(crate) fn fold(table: Table, text: &str) -> String {
 }
 
 /// Reports every lookalike in a valid run starting at field offset `offset`. Only characters
-/// whose lead byte can start a lookalike are looked up.
-pub(crate) fn scan(table: Table, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
+/// whose lead byte can start a lookalike are looked up. Returns the first one whose image holds
+/// path syntax ('.', '/' or '\\'), with its field offset, for the traversal check.
+pub(crate) fn scan(
+    table: Table,
+    offset: usize,
+    text: &str,
+    out: &mut Vec<RawFinding>,
+) -> Option<(usize, char)> {
+    let mut path_syntax = None;
     super::for_each_flagged(text.as_bytes(), may_start, |at| {
         let Some(c) = super::char_at(text, at) else {
             return;
@@ -146,6 +154,9 @@ pub(crate) fn scan(table: Table, offset: usize, text: &str, out: &mut Vec<RawFin
             return;
         };
         let o = offset + at;
+        if path_syntax.is_none() && ascii.contains(['.', '/', '\\']) {
+            path_syntax = Some((o, c));
+        }
         let scalar = utf8gate_codec::format_scalar(u32::from(c));
         out.push(RawFinding::new(
             FindingKind::Lookalike,
@@ -159,6 +170,7 @@ pub(crate) fn scan(table: Table, offset: usize, text: &str, out: &mut Vec<RawFin
             format!("{scalar} becomes {ascii:?} under {how}"),
         ));
     });
+    path_syntax
 }
 
 #[cfg(test)]

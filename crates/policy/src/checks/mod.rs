@@ -77,25 +77,36 @@ pub(crate) struct CheckOptions {
     pub(crate) max_nonstarters: usize,
 }
 
-/// Calls `found(i)` for every index whose byte `flag` accepts, skipping 32-byte blocks with
-/// none. `flag` should be branch-free (`&`/`|` of comparisons) so that the block test
-/// vectorizes. The checks flag only bytes that start a character.
+/// Calls `found(i)` for every index whose byte `flag` accepts, in order. `flag` should be
+/// branch-free (`&`/`|` of comparisons) so that the block test vectorizes. The checks flag only
+/// bytes that start a character.
+///
+/// Bytes are tested 64 at a time into a block of 0/1 flags (a loop LLVM vectorizes); a block
+/// with none is skipped, and the flags of the others are packed into a bit mask whose set bits
+/// are visited, so a block costs about the same however many bytes it flags.
 #[inline]
 pub(crate) fn for_each_flagged(
     bytes: &[u8],
     flag: impl Fn(u8) -> bool,
     mut found: impl FnMut(usize),
 ) {
-    const BLOCK: usize = 32;
+    const BLOCK: usize = 64;
     let blocks = bytes.chunks_exact(BLOCK);
     let tail_start = bytes.len() - blocks.remainder().len();
     for (n, block) in blocks.enumerate() {
-        if block.iter().fold(0u8, |any, &b| any | u8::from(flag(b))) != 0 {
-            for (i, &b) in block.iter().enumerate() {
-                if flag(b) {
-                    found(n * BLOCK + i);
-                }
-            }
+        let mut flags = [0u8; BLOCK];
+        let mut any = 0u8;
+        for (f, &b) in flags.iter_mut().zip(block) {
+            *f = u8::from(flag(b));
+            any |= *f;
+        }
+        if any == 0 {
+            continue;
+        }
+        let mut mask = pack_flags(&flags);
+        while mask != 0 {
+            found(n * BLOCK + mask.trailing_zeros() as usize);
+            mask &= mask - 1;
         }
     }
     for (i, &b) in bytes[tail_start..].iter().enumerate() {
@@ -103,6 +114,21 @@ pub(crate) fn for_each_flagged(
             found(tail_start + i);
         }
     }
+}
+
+/// 64 flags of 0 or 1 as a bit mask (bit `i` for `flags[i]`), eight at a time with a
+/// multiplication that gathers byte `i`'s bit into bit 56 + `i` without carries.
+#[inline(always)]
+pub(crate) fn pack_flags(flags: &[u8; 64]) -> u64 {
+    flags
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |mask, (j, eight)| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            let bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            mask | (bits << (8 * j))
+        })
 }
 
 /// The character starting at byte `at` of `text` (which must be a char boundary).
@@ -140,20 +166,35 @@ pub(crate) fn check_field(
     at_body_start: bool,
     options: &CheckOptions,
 ) -> Vec<RawFinding> {
-    let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
+    // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
+    let (malformations, runs, text) = match utf8gate_codec::validate(bytes) {
+        Ok(text) if text.is_empty() => (Vec::new(), Vec::new(), Some(text)),
+        Ok(text) => (Vec::new(), vec![(0, text)], Some(text)),
+        Err(_) => {
+            let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
+            let runs = valid_runs(bytes, &malformations);
+            (malformations, runs, None)
+        }
+    };
     let mut findings = utf8::findings(&malformations);
-    let runs = valid_runs(bytes, &malformations);
+    let mut path_lookalike = None;
     for &(offset, text) in &runs {
         controls::scan(part, offset, text, &mut findings);
         bom::scan(offset, text, at_body_start, &mut findings);
-        lookalike::scan(options.lookalikes, offset, text, &mut findings);
+        let first = lookalike::scan(options.lookalikes, offset, text, &mut findings);
+        path_lookalike = path_lookalike.or(first);
         nfc_findings(offset, text, options.max_nonstarters, &mut findings);
     }
-    traversal::scan(
+    let known = traversal::Known {
+        text,
+        path_lookalike,
+    };
+    traversal::scan_with(
         part,
         bytes,
         &malformations,
         options.lookalikes,
+        known,
         &mut findings,
     );
     findings
@@ -187,5 +228,26 @@ fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec
             None,
             format!("{count} combining characters in a row (more than {max_nonstarters})"),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `for_each_flagged` visits exactly the flagged indexes, in order, across whole
+        /// blocks and the tail.
+        #[test]
+        fn for_each_flagged_visits_the_flagged_bytes_in_order(
+            bytes in proptest::collection::vec(any::<u8>(), 0..400),
+            pivot in any::<u8>(),
+        ) {
+            let flag = |b: u8| (b >= pivot) & (b % 3 == 0);
+            let mut seen = Vec::new();
+            super::for_each_flagged(&bytes, flag, |i| seen.push(i));
+            let expected: Vec<usize> = (0..bytes.len()).filter(|&i| flag(bytes[i])).collect();
+            prop_assert_eq!(seen, expected);
+        }
     }
 }

@@ -83,6 +83,7 @@ fn applies_to(part: Part) -> bool {
 }
 
 /// Reports traversal and plain dot-segments in one field.
+#[cfg(test)]
 pub(crate) fn scan(
     part: Part,
     bytes: &[u8],
@@ -90,12 +91,43 @@ pub(crate) fn scan(
     table: lookalike::Table,
     out: &mut Vec<RawFinding>,
 ) {
+    let strict = utf8gate_codec::to_lossy(bytes);
+    let known = Known {
+        path_lookalike: lookalike::first_path_syntax(table, &strict),
+        text: utf8gate_codec::validate(bytes).ok(),
+    };
+    scan_with(part, bytes, malformations, table, known, out);
+}
+
+/// What the other checks of a field already found out, so that [`scan_with`] need not read
+/// the field again for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Known<'a> {
+    /// The field as text, when it is valid UTF-8.
+    pub(crate) text: Option<&'a str>,
+    /// The first lookalike whose image holds path syntax, with its offset in the field (as the
+    /// lookalike check reports it; used only when the field is valid UTF-8).
+    pub(crate) path_lookalike: Option<(usize, char)>,
+}
+
+/// [`scan`] with what the other checks found out.
+pub(crate) fn scan_with(
+    part: Part,
+    bytes: &[u8],
+    malformations: &[Malformation],
+    table: lookalike::Table,
+    known: Known<'_>,
+    out: &mut Vec<RawFinding>,
+) {
     if !applies_to(part) {
         return;
     }
-    let strict = utf8gate_codec::to_lossy(bytes);
+    let strict = match known.text {
+        Some(text) => std::borrow::Cow::Borrowed(text),
+        None => utf8gate_codec::to_lossy(bytes),
+    };
     let strict_shape = shape(&strict);
-    let has_escape = bytes.contains(&b'%');
+    let has_escape = memchr::memchr(b'%', bytes).is_some();
     if !malformations.is_empty() || has_escape {
         let lax = lax_text(&percent::decode_lax(lax_text(bytes).as_bytes()));
         let lax_shape = shape(&lax);
@@ -125,7 +157,10 @@ pub(crate) fn scan(
     }
     // Only a lookalike of '.', '/' or '\\' can change the shape; the text is folded only when it
     // holds one (ordinary text never folds).
-    if let Some((first, c)) = lookalike::first_path_syntax(table, &strict) {
+    // The lookalike check saw every character of the valid stretches; the replacement
+    // characters of the lossy text are no lookalikes, so it found one exactly when `strict`
+    // holds one.
+    if let Some((first, c)) = known.path_lookalike {
         let folded = lookalike::fold(table, &strict);
         let folded_shape = shape(&folded);
         if folded_shape.dot_segments > strict_shape.dot_segments

@@ -44,16 +44,24 @@ pub(super) fn in_range(b: u8, lo: u8, hi: u8) -> bool {
 /// Whether the character starting with bytes `b0 b1 b2` may be non-inert. False for bytes
 /// below `0xCC` and the [`SKIPPED_LEADS`], and, looking at the next one or two bytes, for the
 /// inert parts of the ranges that common text uses next to a few non-inert characters: Greek
-/// U+0380..U+03BF but U+0387, Cyrillic U+0480..U+04BF but U+0483..U+0489, punctuation, symbols
-/// and dingbats U+2002..U+203F and U+2140..U+2ABF, CJK punctuation and kana U+3000..U+3FFF but
-/// U+302A..U+302F and U+3099..U+309A, Hangul U+AC00..U+AFFF, full-width and other forms
-/// U+F000..U+FFFF but U+F900..U+FB7F and U+FE20..U+FE2F, emoji and CJK extensions
-/// U+1F000..U+2EFFF. `b2` is only read for 3-byte characters, so any byte may follow a 2-byte
-/// one. When the tables are built, every non-inert character is checked to be flagged; if one
-/// were not, [`find`] would fall back to [`needs_lookup`].
+/// U+0380..U+03FF but U+0387, Cyrillic U+0480..U+04BF but U+0483..U+0489, Arabic
+/// U+0600..U+06FF but its marks (U+0610..U+061A, U+064B..U+065F, U+0670, U+06D6..U+06ED),
+/// punctuation, symbols and dingbats U+2002..U+203F and U+2140..U+2ABF, CJK punctuation and
+/// kana U+3000..U+3FFF but U+302A..U+302F and U+3099..U+309A, Hangul U+AC00..U+AFFF, full-width
+/// and other forms U+F000..U+FFFF but U+F900..U+FB7F and U+FE20..U+FE2F, emoji and CJK
+/// extensions U+1F000..U+2EFFF. `b2` is only read for 3-byte characters, so any byte may follow
+/// a 2-byte one. When the tables are built, every non-inert character is checked to be flagged;
+/// if one were not, [`find`] would fall back to [`needs_lookup`].
 #[inline(always)]
 pub(super) fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
     let lead_clean = in_range(b0, 0xD0, 0xD1) | (in_range(b0, 0xE4, 0xED) & (b0 != 0xEA));
+    let greek = ((b0 == 0xCE) & (b1 != 0x87)) | (b0 == 0xCF);
+    let cyrillic = (b0 == 0xD2) & !in_range(b1, 0x83, 0x89);
+    let arabic = ((b0 == 0xD8) & !in_range(b1, 0x90, 0x9A))
+        | ((b0 == 0xD9) & !(in_range(b1, 0x8B, 0x9F) | (b1 == 0xB0)))
+        | (b0 == 0xDA)
+        | ((b0 == 0xDB) & !in_range(b1, 0x96, 0xAD));
+    let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
     let x80 = b1 == 0x80;
     let symbols = (b0 == 0xE2) & ((x80 & (b2 >= 0x82)) | (in_range(b1, 0x85, 0xAA) & (b1 != 0x8C)));
     let kana = (b0 == 0xE3)
@@ -61,7 +69,8 @@ pub(super) fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
     let forms =
         (b0 == 0xEF) & !(in_range(b1, 0xA4, 0xAD) | ((b1 == 0xB8) & in_range(b2, 0xA0, 0xAF)));
     let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE);
-    (b0 >= 0xCC) & !(lead_clean | symbols | kana | forms | astral)
+    (b0 >= 0xCC)
+        & !(lead_clean | greek | cyrillic | arabic | hangul | symbols | kana | forms | astral)
 }
 
 /// Whether `FILTER` flags the character starting at `w[k]`.
@@ -87,16 +96,7 @@ pub(super) fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
     if any == 0 {
         return 0;
     }
-    flags
-        .chunks_exact(8)
-        .enumerate()
-        .fold(0u64, |mask, (j, eight)| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(eight);
-            // Bytes 0 or 1: the product gathers byte i's bit into bit 56 + i, without carries.
-            let bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-            mask | (bits << (8 * j))
-        })
+    crate::checks::pack_flags(&flags)
 }
 
 /// How many characters per block [`find`] looks up one by one before it asks its more
