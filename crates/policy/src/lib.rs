@@ -42,6 +42,12 @@ pub use request::{ContentType, Mode, Request};
 pub use stream::BodyScan;
 pub use verdict::{Decision, Verdict};
 
+/// Builds the lookup tables the checks build lazily on first use (the NFC and stream-safe
+/// tables, some tens of milliseconds), so that a server's first request does not wait for them.
+pub fn prepare() {
+    checks::nfc::prepare();
+}
+
 /// The Unicode version of the normalization data (major, minor, update).
 pub const UNICODE_VERSION: (u8, u8, u8) = unicode_normalization::UNICODE_VERSION;
 

@@ -84,6 +84,8 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         config.upstream = Some(format!("http://{addr}"));
         listeners.push(echo);
     }
+    // The policy's tables are built before the listeners open, not by the first request.
+    utf8gate_policy::prepare();
     let state = AppState::new(config);
     let (proxy, api, admin) = routers(&state);
     let c = &state.config;

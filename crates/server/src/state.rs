@@ -156,19 +156,17 @@ impl AppState {
     ) {
         let seconds = started.elapsed().as_secs_f64();
         self.metrics.record(mode, verdict, seconds);
-        tracing::info!(
-            target: "utf8gate::audit",
+        crate::logging::audit(&crate::logging::AuditLine {
             request_id,
-            mode = mode.as_str(),
-            decision = verdict.decision.as_str(),
-            enforced = verdict.enforced,
-            profile = verdict.profile.as_str(),
-            kinds = %verdict.kinds().join(","),
-            findings = verdict.counts.values().sum::<u64>(),
+            mode: mode.as_str(),
+            decision: verdict.decision.as_str(),
+            enforced: verdict.enforced,
+            profile: verdict.profile.as_str(),
+            kinds: &verdict.kinds().join(","),
+            findings: verdict.counts.values().sum::<u64>(),
             status,
-            duration_ms = seconds * 1000.0,
-            "request"
-        );
+            duration_ms: seconds * 1000.0,
+        });
     }
 }
 

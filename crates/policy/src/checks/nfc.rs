@@ -60,6 +60,12 @@ pub(crate) enum NfcStatus {
     },
 }
 
+/// Builds the lazily built tables now.
+pub(crate) fn prepare() {
+    nfc_tables();
+    stream_safe_tables();
+}
+
 /// Checks whether `text` is in NFC. Exact: `Nfc` if and only if `to_nfc(text) == text`.
 pub(crate) fn nfc_status(text: &str) -> NfcStatus {
     nfc_scan(text).0
