@@ -40,10 +40,15 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
     let mut edits = Vec::new();
     for field in &decomposed.fields {
         verdict.bytes_inspected += field.bytes.len() as u64;
-        *verdict
-            .bytes_by_location
-            .entry(field.location.part.class().as_str().to_string())
-            .or_default() += field.bytes.len() as u64;
+        let class = field.location.part.class().as_str();
+        let len = field.bytes.len() as u64;
+        // The key is allocated once per class, not once per field.
+        match verdict.bytes_by_location.get_mut(class) {
+            Some(total) => *total += len,
+            None => {
+                verdict.bytes_by_location.insert(class.to_string(), len);
+            }
+        }
         if let Some(new_bytes) = check_and_rewrite(profile, &options, field, &mut verdict) {
             let encoded = rewrite::encode(field.encoding, &new_bytes);
             edits.push((field.container, field.span.clone(), encoded));

@@ -36,8 +36,13 @@ pub fn method(text: &str) -> Method {
     Method::from_bytes(text.as_bytes()).unwrap_or(Method::GET)
 }
 
-/// Hop-by-hop headers (RFC 9110 §7.6.1) plus those the `Connection` header names.
+/// Hop-by-hop headers (RFC 9110 §7.6.1) plus those the `Connection` header names. Most
+/// messages carry none: the names present are compared with the list once, and only those
+/// found are removed (a removal hashes the name).
 pub fn strip_hop_by_hop(map: &mut HeaderMap) {
+    if !map.keys().any(|name| HOP_BY_HOP.contains(name)) {
+        return;
+    }
     let named: Vec<HeaderName> = map
         .get_all(axum::http::header::CONNECTION)
         .iter()

@@ -121,7 +121,13 @@ impl AppState {
             }
         }
         let n = self.ids.next.fetch_add(1, Ordering::Relaxed);
-        format!("{:016x}{:08x}", self.ids.seed, n)
+        // 16 hex digits of the seed and 8 of the counter (which wraps), as `{:016x}{:08x}`
+        // would write them, without the formatting machinery.
+        let digits = (u128::from(self.ids.seed) << 32) | u128::from(n as u32);
+        (0..24)
+            .rev()
+            .map(|k| char::from(b"0123456789abcdef"[((digits >> (4 * k)) & 0xF) as usize]))
+            .collect()
     }
 
     /// A profile by name, or the default one.
@@ -184,5 +190,36 @@ pub async fn read_body(
             Err(Problem::too_large(limit as u64, request_id))
         }
         Err(_) => Err(Problem::bad_body(request_id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_are_the_clients_or_24_hex_digits_counting_up() {
+        let state = AppState::new(Config::default_config());
+        let mut headers = HeaderMap::new();
+        let a = state.request_id(&headers);
+        let b = state.request_id(&headers);
+        for id in [&a, &b] {
+            assert_eq!(id.len(), 24, "{id}");
+            assert!(
+                id.bytes()
+                    .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+            );
+        }
+        assert_eq!(a[..16], b[..16], "one seed per process");
+        let (na, nb) = (
+            u32::from_str_radix(&a[16..], 16).unwrap(),
+            u32::from_str_radix(&b[16..], 16).unwrap(),
+        );
+        assert_eq!(nb, na + 1);
+        assert_eq!(a[..16], format!("{:016x}", state.ids.seed));
+        headers.insert(crate::REQUEST_ID_IN, "client-7".parse().unwrap());
+        assert_eq!(state.request_id(&headers), "client-7");
+        headers.insert(crate::REQUEST_ID_IN, "has space".parse().unwrap());
+        assert_eq!(state.request_id(&headers).len(), 24);
     }
 }

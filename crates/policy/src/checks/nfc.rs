@@ -98,7 +98,7 @@ pub(crate) fn inert_text_is_stream_safe(text: &str, limit: usize) -> bool {
         && tables
             .inert_leading
             .iter()
-            .all(|c| memchr::memmem::find(text.as_bytes(), c.as_bytes()).is_none())
+            .all(|f| f.find(text.as_bytes()).is_none())
 }
 
 /// `text` in NFC; borrowed when already NFC.

@@ -267,8 +267,9 @@ pub(super) struct StreamSafeTables {
     pub(super) max_trail: u8,
     /// The characters with leading non-starters, which the scan looks for.
     pub(super) leading: ByteSet,
-    /// Those of them that are inert (in UTF-8), which the NFC scan does not report.
-    pub(super) inert_leading: Vec<String>,
+    /// A searcher for the UTF-8 of each of them that is inert, which the NFC scan does not
+    /// report.
+    pub(super) inert_leading: Vec<memchr::memmem::Finder<'static>>,
 }
 
 impl StreamSafeTables {
@@ -292,11 +293,15 @@ impl StreamSafeTables {
         // A character with leading non-starters must be found by `find`: none below U+0300
         // (a test checks it), and the filter is chosen by what it flags.
         let leading = ByteSet::build(Blocks::build(0u64, |n| leading[n as usize]));
-        let inert_leading = (0..0x11_0000u32)
+        let inert_leading: Vec<String> = (0..0x11_0000u32)
             .filter(|&cp| leading.contains(cp))
             .filter_map(char::from_u32)
             .filter(|&c| is_inert(c))
             .map(String::from)
+            .collect();
+        let inert_leading = inert_leading
+            .iter()
+            .map(|c| memchr::memmem::Finder::new(c.as_bytes()).into_owned())
             .collect();
         Self {
             props,

@@ -146,7 +146,12 @@ fn stream_safe_table_matches_definition() {
     let inert_leading: Vec<char> = tables
         .inert_leading
         .iter()
-        .flat_map(|s| s.chars())
+        .flat_map(|f| {
+            String::from_utf8_lossy(f.needle())
+                .into_owned()
+                .chars()
+                .collect::<Vec<_>>()
+        })
         .collect();
     assert_eq!(inert_leading, ['\u{FF9E}', '\u{FF9F}']);
     assert!(!inert_text_is_stream_safe("ｶﾞ plain", 30));
