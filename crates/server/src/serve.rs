@@ -6,75 +6,91 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
-use axum::error_handling::HandleErrorLayer;
 use axum::extract::ConnectInfo;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::sync::Arc;
 use tokio::net::TcpListener;
-use tower::ServiceBuilder;
+
+use tokio::sync::Semaphore;
 use tower::util::ServiceExt;
 
 use crate::problem::Problem;
 use crate::state::AppState;
 
-/// Wraps a router in the stack every listener shares, read top to bottom: count in-flight
-/// requests, shed load beyond `max_concurrent_requests` (503 at once, not memory growth), and
-/// bound each request's handling time (408).
+/// Wraps a router in the limits every listener shares: count in-flight requests, shed load
+/// beyond `max_concurrent_requests` (503 at once, not memory growth), and bound each request's
+/// handling time (408). One service around the whole router (not `Router::layer`, which wraps
+/// each route with its own limit), so the concurrency limit is per listener.
 pub fn with_limits(router: Router, state: &AppState) -> Router {
-    let metrics = state.metrics.clone();
-    let timeout = state.config.request_timeout;
-    // One stack around the whole router (not `Router::layer`, which wraps each route with its
-    // own limit), so the concurrency limit is per listener.
-    let limited = ServiceBuilder::new()
-        .layer(axum::middleware::from_fn(
-            move |req, next: axum::middleware::Next| {
-                let guard = InFlight::new(metrics.in_flight().clone());
-                async move {
-                    let response = next.run(req).await;
-                    drop(guard);
-                    response
-                }
-            },
-        ))
-        .layer(HandleErrorLayer::new(|e: tower::BoxError| async move {
-            if e.is::<tower::load_shed::error::Overloaded>() {
-                Problem::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "overloaded",
-                    "Overloaded",
-                    "too many requests in flight",
-                    "-",
-                )
-                .into_response()
-            } else if e.is::<tower::timeout::error::Elapsed>() {
-                Problem::new(
+    let limited = Limits {
+        inner: router,
+        permits: Arc::new(Semaphore::new(state.config.max_concurrent_requests)),
+        timeout: state.config.request_timeout,
+        in_flight: state.metrics.in_flight().clone(),
+    };
+    Router::new().fallback_service(limited)
+}
+
+/// The service [`with_limits`] puts around a router: one layer, one allocation per request.
+#[derive(Clone)]
+struct Limits {
+    inner: Router,
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+    in_flight: prometheus::IntGauge,
+}
+
+impl tower::Service<axum::extract::Request> for Limits {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
+        let guard = InFlight::new(self.in_flight.clone());
+        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
+            drop(guard);
+            let overloaded = Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "overloaded",
+                "Overloaded",
+                "too many requests in flight",
+                "-",
+            );
+            return Box::pin(std::future::ready(Ok(overloaded.into_response())));
+        };
+        let handled = self.inner.call(request);
+        let timeout = self.timeout;
+        Box::pin(async move {
+            let response = match tokio::time::timeout(timeout, handled).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(never)) => match never {},
+                Err(_) => Problem::new(
                     StatusCode::REQUEST_TIMEOUT,
                     "request-timeout",
                     "Request timeout",
                     "the request took too long",
                     "-",
                 )
-                .into_response()
-            } else {
-                tracing::error!(error = %e, "internal error");
-                Problem::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "Internal error",
-                    "internal error",
-                    "-",
-                )
-                .into_response()
-            }
-        }))
-        .load_shed()
-        .concurrency_limit(state.config.max_concurrent_requests)
-        .timeout(timeout)
-        .service(router);
-    Router::new().fallback_service(limited)
+                .into_response(),
+            };
+            drop(permit);
+            drop(guard);
+            Ok(response)
+        })
+    }
 }
 
 /// Counts a request in flight for as long as it lives, including when the client goes away

@@ -74,6 +74,36 @@ async fn over_max_concurrent_requests_is_503_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_over_request_timeout_is_408_and_frees_its_slot() {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start(
+        "[limits]\nrequest_timeout_seconds = 0.4\nmax_concurrent_requests = 1\n",
+        Some(&upstream.url()),
+    )
+    .await;
+
+    let started = Instant::now();
+    let slow = exchange(
+        gw.proxy,
+        &request("GET", "/slow", &[(DELAY_HEADER, b"3000")], b""),
+    )
+    .await;
+    let elapsed = started.elapsed();
+
+    assert_problem(&slow, 408, "request-timeout");
+    assert!(
+        elapsed >= Duration::from_millis(400) && elapsed < Duration::from_millis(2500),
+        "408 after {elapsed:?}"
+    );
+    // Its concurrency slot and in-flight count are released with it.
+    let next = exchange(gw.proxy, &get("/next")).await;
+    assert_eq!(next.status, 200, "{}", next.text());
+    let metrics = gw.metrics().await;
+    assert!(metrics.names().contains(&"utf8gate_in_flight_requests"));
+    assert_eq!(metrics.value("utf8gate_in_flight_requests"), 0.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_request_head_is_disconnected_after_header_read_timeout() {
     let upstream = Upstream::start().await;
     let gw = Gateway::start(
