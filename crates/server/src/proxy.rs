@@ -55,9 +55,10 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
         )
         .into_response();
     };
-    let evaluation = state
-        .evaluate(profile, convert::to_policy(&parts, &body, Mode::Proxy))
-        .await;
+    // The body moves into the policy's request and back out of it: a body collected into one
+    // buffer is never copied.
+    let request = convert::to_policy_owning(&parts, Vec::from(body), Mode::Proxy);
+    let (evaluation, request) = state.evaluate_and_return(profile, request).await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {
         let status =
@@ -67,7 +68,7 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
     }
     let outgoing = match evaluation.sanitized {
         Some(rewritten) => Outgoing::Rewritten(rewritten),
-        None => Outgoing::Received(body),
+        None => Outgoing::Received(Bytes::from(request.body)),
     };
     let response = forward(&state, &parts, outgoing, peer, verdict.decision, &id).await;
     state.audit(

@@ -139,13 +139,24 @@ impl AppState {
 
     /// Evaluates off the async threads when the body is large.
     pub async fn evaluate(&self, profile: &Profile, request: Request) -> Evaluation {
+        self.evaluate_and_return(profile, request).await.0
+    }
+
+    /// [`evaluate`](Self::evaluate), handing the request back (so that its body can be
+    /// forwarded without a copy).
+    pub async fn evaluate_and_return(
+        &self,
+        profile: &Profile,
+        request: Request,
+    ) -> (Evaluation, Request) {
         if request.body.len() < 64 * 1024 {
-            return utf8gate_policy::evaluate(profile, &request);
+            return (utf8gate_policy::evaluate(profile, &request), request);
         }
         let profile = profile.clone();
-        match tokio::task::spawn_blocking(move || utf8gate_policy::evaluate(&profile, &request))
-            .await
-        {
+        let evaluated = tokio::task::spawn_blocking(move || {
+            (utf8gate_policy::evaluate(&profile, &request), request)
+        });
+        match evaluated.await {
             Ok(e) => e,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
