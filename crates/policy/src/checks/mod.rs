@@ -180,6 +180,11 @@ pub(crate) fn check_field(
     let mut path_lookalike = None;
     for &(offset, text) in &runs {
         controls::scan(part, offset, text, &mut findings);
+        // ASCII (most paths and headers) holds no BOM, no lookalike, nothing that NFC changes
+        // and no non-starter: only the control and traversal checks apply.
+        if text.is_ascii() {
+            continue;
+        }
         bom::scan(offset, text, at_body_start, &mut findings);
         let first = lookalike::scan(options.lookalikes, offset, text, &mut findings);
         path_lookalike = path_lookalike.or(first);
