@@ -159,7 +159,7 @@ pub fn audit(line: &AuditLine<'_>) {
     );
     if let Some(buf) = json_line(line, &timestamp) {
         // The writer never blocks: a full queue drops the line and counts it.
-        let _ = (&mut writer.clone()).write_all(&buf);
+        let _ = writer.clone().write_all(&buf);
     }
 }
 
