@@ -46,6 +46,27 @@ fn check_against_oracle(s: &str) {
     }
 }
 
+/// Checks that `set` answers `member` for `c` when looked up by its leading bytes, whatever
+/// follows it, and that the lead-byte filter flags it if it is a member; returns the byte
+/// sequences tried (the character, then a follower byte repeated).
+fn check_lookup(set: &ByteSet, c: char, member: bool) -> Vec<[u8; 6]> {
+    [0x00, 0x41, 0xBF, 0xE3]
+        .map(|follower| {
+            let mut buf = [follower; 6];
+            let len = c.encode_utf8(&mut buf).len();
+            buf[len..].fill(follower);
+            let start = [buf[0], buf[1], buf[2]];
+            if c as u32 >= 0x300 {
+                assert_eq!(set.contains_at(&buf, 0, start), member, "{c:?}");
+            }
+            if member {
+                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
+            }
+            buf
+        })
+        .to_vec()
+}
+
 /// The table holds exactly the characters that are not inert, by the definition.
 #[test]
 fn table_matches_definition() {
@@ -53,21 +74,8 @@ fn table_matches_definition() {
     for c in scalars() {
         let not_inert = !is_inert(c);
         assert_eq!(tables.is_not_inert(c as u32), not_inert, "{c:?}");
-        // The lookup by leading bytes, whatever follows the character.
-        for follower in [0x00, 0x41, 0xBF, 0xE3] {
-            let mut buf = [follower; 6];
-            let len = c.encode_utf8(&mut buf).len();
-            buf[len..].fill(follower);
-            let start = [buf[0], buf[1], buf[2]];
-            if c as u32 >= 0x300 {
-                assert_eq!(
-                    tables.not_inert.contains_at(&buf, 0, start),
-                    not_inert,
-                    "{c:?}"
-                );
-            }
+        for buf in check_lookup(&tables.not_inert, c, not_inert) {
             if not_inert {
-                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
                 assert!(may_be_not_inert(buf[0], buf[1], buf[2]), "{c:?}");
             }
         }
@@ -115,23 +123,7 @@ fn stream_safe_table_matches_definition() {
         assert_eq!(usize::from(props.lead()), lead, "{c:?}");
         assert_eq!(usize::from(props.trail()), trail, "{c:?}");
         assert_eq!(props.all_nonstarters(), lead == nfkd.len(), "{c:?}");
-        // The lookup by leading bytes the scan uses, whatever follows the character.
-        for follower in [0x00, 0x41, 0xBF, 0xE3] {
-            let mut buf = [follower; 6];
-            let len = c.encode_utf8(&mut buf).len();
-            buf[len..].fill(follower);
-            let start = [buf[0], buf[1], buf[2]];
-            if c as u32 >= 0x300 {
-                assert_eq!(
-                    tables.leading.contains_at(&buf, 0, start),
-                    lead > 0,
-                    "{c:?}"
-                );
-            }
-            if lead > 0 {
-                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
-            }
-        }
+        check_lookup(&tables.leading, c, lead > 0);
         max_lead = max_lead.max(lead);
         max_trail = max_trail.max(trail);
         if (c as u32) < 0x300 {
