@@ -1,9 +1,13 @@
-//! Tests of the NFC check: NormalizationTest.txt and ICU4X as oracles, every scalar against
-//! the tables, Stream-Safe run counting.
+//! Tests of the NFC check: NormalizationTest.txt and unicode-normalization as oracles, every
+//! scalar in and around the scan's blocks. The tables are tested in `tests/tables.rs`, the
+//! Stream-Safe run counting in `tests/stream_safe.rs`.
 
 use super::*;
 
 use proptest::prelude::*;
+
+mod stream_safe;
+mod tables;
 
 /// Every scalar value.
 fn scalars() -> impl Iterator<Item = char> {
@@ -44,114 +48,6 @@ fn check_against_oracle(s: &str) {
         );
         assert!(offset < s.len(), "{s:?}: offset {offset}");
     }
-}
-
-/// Checks that `set` answers `member` for `c` when looked up by its leading bytes, whatever
-/// follows it, and that the lead-byte filter flags it if it is a member; returns the byte
-/// sequences tried (the character, then a follower byte repeated).
-fn check_lookup(set: &ByteSet, c: char, member: bool) -> Vec<[u8; 6]> {
-    [0x00, 0x41, 0xBF, 0xE3]
-        .map(|follower| {
-            let mut buf = [follower; 6];
-            let len = c.encode_utf8(&mut buf).len();
-            buf[len..].fill(follower);
-            let start = [buf[0], buf[1], buf[2]];
-            if c as u32 >= 0x300 {
-                assert_eq!(set.contains_at(&buf, 0, start), member, "{c:?}");
-            }
-            if member {
-                assert!(needs_lookup(buf[0]), "{c:?} is not flagged");
-            }
-            buf
-        })
-        .to_vec()
-}
-
-/// The table holds exactly the characters that are not inert, by the definition.
-#[test]
-fn table_matches_definition() {
-    let tables = nfc_tables();
-    for c in scalars() {
-        let not_inert = !is_inert(c);
-        assert_eq!(tables.is_not_inert(c as u32), not_inert, "{c:?}");
-        for buf in check_lookup(&tables.not_inert, c, not_inert) {
-            if not_inert {
-                assert!(may_be_not_inert(buf[0], buf[1], buf[2]), "{c:?}");
-            }
-        }
-    }
-    assert_eq!(
-        tables.not_inert.filter, SEQUENCES,
-        "both filters flag every non-inert char"
-    );
-    assert!(tables.not_inert.set.skipped_leads_are_empty());
-}
-
-/// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and
-/// `needs_lookup` is "not below 0xCC and not in SKIPPED_LEADS".
-#[test]
-fn prefilter_premises() {
-    assert!(('\0'..='\u{2FF}').all(is_inert));
-    assert!(!is_inert('\u{300}'));
-    for b in 0..=u8::MAX {
-        let skipped = SKIPPED_LEADS.iter().any(|&(lo, hi)| (lo..=hi).contains(&b));
-        assert_eq!(needs_lookup(b), b >= 0xCC && !skipped, "{b:#04X}");
-    }
-}
-
-/// An inert character is a boundary: its canonical decomposition starts with an inert
-/// character (a starter that nothing composes with from the left).
-#[test]
-fn inert_characters_decompose_to_an_inert_start() {
-    for c in scalars().filter(|&c| is_inert(c)) {
-        let first = c.to_string().nfd().next();
-        assert!(first.is_some_and(is_inert), "{c:?} starts with {first:?}");
-    }
-}
-
-/// The stream-safe table matches the direct computation, and its three-bit fields suffice.
-#[test]
-fn stream_safe_table_matches_definition() {
-    let tables = stream_safe_tables();
-    let (mut max_lead, mut max_trail) = (0, 0);
-    for c in scalars() {
-        let mut nfkd = Vec::new();
-        decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
-        let lead = nfkd.iter().take_while(|&&n| n).count();
-        let trail = nfkd.iter().rev().take_while(|&&n| n).count();
-        let props = tables.props(c as u32);
-        assert_eq!(usize::from(props.lead()), lead, "{c:?}");
-        assert_eq!(usize::from(props.trail()), trail, "{c:?}");
-        assert_eq!(props.all_nonstarters(), lead == nfkd.len(), "{c:?}");
-        check_lookup(&tables.leading, c, lead > 0);
-        max_lead = max_lead.max(lead);
-        max_trail = max_trail.max(trail);
-        if (c as u32) < 0x300 {
-            assert_eq!(
-                lead, 0,
-                "{c:?} is below U+0300 but starts with a non-starter"
-            );
-        }
-    }
-    assert!(max_lead < 7 && max_trail < 7, "{max_lead} {max_trail}");
-    assert_eq!(usize::from(tables.max_trail), max_trail);
-    let inert_leading: Vec<char> = tables
-        .inert_leading
-        .iter()
-        .flat_map(|f| {
-            String::from_utf8_lossy(f.needle())
-                .into_owned()
-                .chars()
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    assert_eq!(inert_leading, ['\u{FF9E}', '\u{FF9F}']);
-    assert!(!inert_text_is_stream_safe("ｶﾞ plain", 30));
-    assert!(inert_text_is_stream_safe("plain 東京 😀", 30));
-    assert_eq!(
-        tables.leading.filter, LEADS,
-        "the lead-byte filter flags every character with leading non-starters"
-    );
 }
 
 /// The parsed lines and the Part 1 characters of NormalizationTest.txt.
@@ -390,90 +286,6 @@ fn interesting_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
-/// Naive stream-safe count per UAX #15 §13, straight from the NFKD of each character, with
-/// the same run reporting as `nonstarter_run_over`.
-fn naive_nonstarter_run(s: &str, limit: usize) -> Option<(usize, usize, usize)> {
-    let (mut start, mut end, mut count, mut over) = (0, 0, 0, false);
-    for (i, c) in s.char_indices() {
-        let mut nfkd = Vec::new();
-        decompose_compatible(c, |d| nfkd.push(canonical_combining_class(d) != 0));
-        let lead = nfkd.iter().take_while(|&&n| n).count();
-        let trail = nfkd.iter().rev().take_while(|&&n| n).count();
-        let i_end = i + c.len_utf8();
-        if count + lead > limit {
-            over = true;
-        }
-        if lead == nfkd.len() {
-            if count == 0 {
-                start = i;
-            }
-            count += lead;
-            end = i_end;
-        } else {
-            if lead > 0 {
-                if count == 0 {
-                    start = i;
-                }
-                end = i_end;
-            }
-            if over {
-                return Some((start, end - start, count + lead));
-            }
-            (start, end, count) = (i, i_end, trail);
-        }
-    }
-    over.then_some((start, end - start, count))
-}
-
-/// The examples of the brief: 31 combining acutes after `a` are reported, 30 are not.
-#[test]
-fn nonstarter_runs() {
-    let acutes = |n: usize| format!("xa{}b", "\u{301}".repeat(n));
-    assert_eq!(nonstarter_run_over(&acutes(31), 30), Some((2, 62, 31)));
-    assert_eq!(nonstarter_run_over(&acutes(30), 30), None);
-    assert_eq!(
-        nonstarter_run_over(&acutes(40)[..70], 30),
-        Some((2, 68, 34))
-    );
-    // `À` brings one trailing non-starter of its own.
-    let s = format!("\u{C0}{}", "\u{301}".repeat(30));
-    assert_eq!(nonstarter_run_over(&s, 30), Some((0, 62, 31)));
-    // U+FF9E is a starter whose NFKD is U+3099, a non-starter.
-    let s = format!("\u{30AB}{}", "\u{FF9E}".repeat(31));
-    assert_eq!(nonstarter_run_over(&s, 30), Some((3, 93, 31)));
-    // U+0344 decomposes to two non-starters.
-    let s = format!("a{}", "\u{344}".repeat(16));
-    assert_eq!(nonstarter_run_over(&s, 30), Some((1, 32, 32)));
-    assert_eq!(nonstarter_run_over("plain text, 東京", 0), None);
-    assert_eq!(nonstarter_run_over("\u{C0}", 0), None);
-    assert_eq!(nonstarter_run_over("\u{C0}b", 0), Some((0, 2, 1)));
-    assert_eq!(nonstarter_run_over("", 0), None);
-}
-
-/// Runs of marks at every offset around the chunk edges, behind fillers of every script.
-#[test]
-fn nonstarter_runs_at_chunk_edges() {
-    for filler in ["x", "é", "д", "中", "😀", "\u{C0}"] {
-        for pad in 0..80 {
-            for marks in [29, 30, 31, 32] {
-                let s = format!(
-                    "{}{}{}",
-                    filler.repeat(pad / filler.len().max(1)),
-                    "\u{316}".repeat(marks),
-                    "k".repeat(pad % 5)
-                );
-                for limit in [0, 1, 2, 3, 4, 30] {
-                    assert_eq!(
-                        nonstarter_run_over(&s, limit),
-                        naive_nonstarter_run(&s, limit),
-                        "{s:?} limit {limit}"
-                    );
-                }
-            }
-        }
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -481,37 +293,5 @@ proptest! {
     #[test]
     fn agrees_with_unicode_normalization(s in interesting_text()) {
         check_against_oracle(&s);
-    }
-
-    /// The shortcut of the checks: text whose characters are all inert and that
-    /// `inert_text_is_stream_safe` accepts has no run over the limit.
-    #[test]
-    fn inert_text_shortcut_agrees_with_the_scan(
-        s in interesting_text(),
-        marks in proptest::sample::select(vec!["", "\u{FF9E}", "\u{FF9F}\u{FF9E}"]),
-        count in 0usize..40,
-    ) {
-        let s = format!("{s}{}{s}", marks.repeat(count));
-        for limit in [0, 1, 2, 3, 4, 5, 8, 30] {
-            if nfc_scan(&s).1 && inert_text_is_stream_safe(&s, limit) {
-                prop_assert_eq!(nonstarter_run_over(&s, limit), None, "limit {}", limit);
-            }
-        }
-    }
-
-    /// `nonstarter_run_over` agrees with the naive count, and with
-    /// `unicode-normalization`'s `stream_safe()` at the UAX #15 limit of 30.
-    #[test]
-    fn nonstarter_runs_agree_with_naive(s in interesting_text(), marks in 0usize..40) {
-        let s = format!("{s}{}{s}", "\u{301}".repeat(marks));
-        for limit in [0, 1, 2, 3, 4, 5, 8, 30] {
-            prop_assert_eq!(
-                nonstarter_run_over(&s, limit),
-                naive_nonstarter_run(&s, limit),
-                "limit {}", limit
-            );
-        }
-        let stream_safe: String = s.chars().stream_safe().collect();
-        prop_assert_eq!(nonstarter_run_over(&s, 30).is_some(), stream_safe != s);
     }
 }

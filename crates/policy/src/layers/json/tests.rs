@@ -1,37 +1,15 @@
-//! Tests of the JSON scanner: serde_json as the oracle on generated documents, escapes,
-//! limits and pointers.
+//! Tests of the JSON scanner: serde_json as the oracle on generated documents, limits,
+//! syntax errors and pointers. String literals (escapes, plain runs, encoding) are tested in
+//! `tests/strings.rs`.
 
-use super::string::REPLACEMENT;
 use super::*;
 use proptest::prelude::*;
 use serde_json::Value;
 
 mod oracle;
+mod strings;
 
 use oracle::*;
-
-proptest! {
-    #[test]
-    fn plain_run_stops_where_the_definition_does(
-        plain in proptest::collection::vec(0x20u8..=0xFF, 0..300),
-        special in proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1F, b'\n']),
-        at in 0usize..300,
-        present in any::<bool>(),
-    ) {
-        let mut bytes: Vec<u8> = plain
-            .into_iter()
-            .map(|b| if b == b'"' || b == b'\\' { b'a' } else { b })
-            .collect();
-        if present {
-            bytes.insert(at.min(bytes.len()), special);
-        }
-        let expected = bytes
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .unwrap_or(bytes.len());
-        prop_assert_eq!(plain_run(&bytes), expected);
-    }
-}
 
 /// Shorthand for a syntax error.
 fn err(offset: usize, message: &'static str) -> Result<Vec<JsonString>, JsonError> {
@@ -137,21 +115,6 @@ proptest! {
         });
         prop_assert_eq!(same, pretty);
     }
-
-    /// `encode_string` is serde_json's encoding, round-trips, and leaves non-ASCII raw.
-    #[test]
-    fn encode_string_round_trips(s in prop_oneof![arb_string(), any::<String>()]) {
-        let encoded = encode_string(&s);
-        prop_assert_eq!(&encoded, &serde_json::to_string(&s).unwrap());
-        prop_assert_eq!(serde_json::from_str::<String>(&encoded).unwrap(), s.clone());
-        let non_ascii = |x: &str| x.chars().filter(|c| !c.is_ascii()).collect::<String>();
-        prop_assert_eq!(non_ascii(&encoded), non_ascii(&s));
-        let tokens = scan(encoded.as_bytes(), LIMITS).unwrap();
-        prop_assert_eq!(tokens.len(), 1);
-        prop_assert_eq!(&tokens[0].value, &s.as_bytes().to_vec());
-        prop_assert_eq!(tokens[0].raw.clone(), 0..encoded.len());
-    }
-
 }
 
 proptest! {
@@ -257,48 +220,6 @@ fn nested_pointers() {
             ("/", false),
         ]
     );
-}
-
-#[test]
-fn escaped_nul() {
-    let tokens = scan(br#"["\u0000"]"#, LIMITS).unwrap();
-    assert_eq!(tokens[0].value, [0]);
-    assert_eq!(tokens[0].escaped_nuls, [0]);
-    let tokens = scan(br#""ab\u0000c\u0000""#, LIMITS).unwrap();
-    assert_eq!(tokens[0].escaped_nuls, [2, 4]);
-    assert_eq!(tokens[0].pointer, "");
-}
-
-#[test]
-fn lone_surrogates() {
-    let tokens = scan(br#"{"k":"\uD800x"}"#, LIMITS).unwrap();
-    assert_eq!(tokens[1].value, [0xEF, 0xBF, 0xBD, b'x']);
-    assert_eq!(tokens[1].lone_surrogates, [(0, 0xD800)]);
-    assert_eq!(tokens[1].pointer, "/k");
-    // A low surrogate alone, a high one before a non-surrogate escape, two highs before a
-    // low (the second pairs), and a high one at the end of the string.
-    let tokens = scan(br#""a\udc00\uD800\u0041\ud800\ud800\udc00\uDBFF""#, LIMITS).unwrap();
-    let mut value = b"a".to_vec();
-    value.extend_from_slice(&REPLACEMENT);
-    value.extend_from_slice(&REPLACEMENT);
-    value.push(b'A');
-    value.extend_from_slice(&REPLACEMENT);
-    value.extend_from_slice("\u{10000}".as_bytes());
-    value.extend_from_slice(&REPLACEMENT);
-    assert_eq!(tokens[0].value, value);
-    assert_eq!(
-        tokens[0].lone_surrogates,
-        [(1, 0xDC00), (4, 0xD800), (8, 0xD800), (15, 0xDBFF)]
-    );
-}
-
-#[test]
-fn surrogate_pair() {
-    let tokens = scan(br#""\uD83D\uDE00""#, LIMITS).unwrap();
-    assert_eq!(tokens[0].value, [0xF0, 0x9F, 0x98, 0x80]);
-    assert!(tokens[0].lone_surrogates.is_empty());
-    assert_eq!(tokens[0].pointer, "");
-    assert!(!tokens[0].is_key);
 }
 
 #[test]
@@ -465,28 +386,6 @@ fn syntax_errors() {
     for b in [0x20u8, 0x7F, 0x80, 0xFF] {
         assert_eq!(scan(&[b'"', b, b'"'], LIMITS).unwrap()[0].value, [b]);
     }
-}
-
-#[test]
-fn long_runs_of_lone_surrogates() {
-    // Every unpaired high surrogate is looked at again as the start of the next escape:
-    // still one pass.
-    let mut body = b"\"".to_vec();
-    body.extend("\\uD800".repeat(200_000).as_bytes());
-    body.push(b'"');
-    let tokens = scan(&body, LIMITS).unwrap();
-    assert_eq!(tokens[0].lone_surrogates.len(), 200_000);
-    assert_eq!(tokens[0].value.len(), 600_000);
-    assert_eq!(tokens[0].lone_surrogates[199_999], (599_997, 0xD800));
-}
-
-#[test]
-fn encode_string_escapes_only_what_is_required() {
-    assert_eq!(
-        encode_string("a\"b\\c/\u{0}\u{1f}\u{8}\u{c}\n\r\t\u{7f}é😀"),
-        "\"a\\\"b\\\\c/\\u0000\\u001f\\b\\f\\n\\r\\t\u{7f}é😀\""
-    );
-    assert_eq!(encode_string(""), "\"\"");
 }
 
 #[test]
