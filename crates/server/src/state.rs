@@ -121,13 +121,8 @@ impl AppState {
             }
         }
         let n = self.ids.next.fetch_add(1, Ordering::Relaxed);
-        // 16 hex digits of the seed and 8 of the counter (which wraps), as `{:016x}{:08x}`
-        // would write them, without the formatting machinery.
-        let digits = (u128::from(self.ids.seed) << 32) | u128::from(n as u32);
-        (0..24)
-            .rev()
-            .map(|k| char::from(b"0123456789abcdef"[((digits >> (4 * k)) & 0xF) as usize]))
-            .collect()
+        // 16 hex digits of the seed and 8 of the counter, which wraps: always 24.
+        format!("{:016x}{:08x}", self.ids.seed, n as u32)
     }
 
     /// A profile by name, or the default one.

@@ -97,7 +97,6 @@ pub(super) struct ByteSet {
 impl ByteSet {
     /// Indexes `set`, which must hold nothing below U+0300 (the [`PLAIN`] filter's premise).
     pub(super) fn build(set: Blocks<u64>) -> Self {
-        let sequence = may_be_not_inert;
         let member = |cp: u32| (set.block(cp) >> (cp & 63)) & 1 != 0;
         let sequences_exact = (0..0x11_0000u32)
             .filter(|&cp| member(cp))
@@ -107,8 +106,8 @@ impl ByteSet {
                 let b = c.encode_utf8(&mut utf8).as_bytes();
                 match *b {
                     // Whatever follows a 2-byte character.
-                    [b0, b1] => (0..=u8::MAX).all(|b2| sequence(b0, b1, b2)),
-                    [b0, b1, b2, ..] => sequence(b0, b1, b2),
+                    [b0, b1] => (0..=u8::MAX).all(|b2| may_be_not_inert(b0, b1, b2)),
+                    [b0, b1, b2, ..] => may_be_not_inert(b0, b1, b2),
                     _ => false,
                 }
             });
