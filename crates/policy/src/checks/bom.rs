@@ -5,6 +5,7 @@ use super::{Fix, RawFinding};
 use crate::finding::FindingKind;
 
 /// Reports every U+FEFF in a valid run starting at field offset `offset`.
+#[inline(always)]
 pub(crate) fn scan(offset: usize, text: &str, at_body_start: bool, out: &mut Vec<RawFinding>) {
     let bytes = text.as_bytes();
     let mut positions = Vec::new();

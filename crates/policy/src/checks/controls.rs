@@ -43,6 +43,7 @@ fn may_start_finding(b: u8, text: bool) -> bool {
 /// third byte so that 4-byte text (emoji) is not decoded character by character. The flagged
 /// bytes come in order and a noncharacter's lead is never flagged itself, so the findings come
 /// in offset order.
+#[inline(always)]
 pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
     let bytes = text.as_bytes();
     let text_content = part.is_text_content();

@@ -139,6 +139,7 @@ pub(crate) fn fold(table: Table, text: &str) -> String {
 /// Reports every lookalike in a valid run starting at field offset `offset`. Only characters
 /// whose lead byte can start a lookalike are looked up. Returns the first one whose image holds
 /// path syntax ('.', '/' or '\\'), with its field offset, for the traversal check.
+#[inline(always)]
 pub(crate) fn scan(
     table: Table,
     offset: usize,

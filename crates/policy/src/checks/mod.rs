@@ -13,6 +13,7 @@ pub(crate) mod lookalike;
 pub(crate) mod nfc;
 pub(crate) mod traversal;
 pub(crate) mod utf8;
+mod wide;
 
 /// How the bytes of a finding can be rewritten when its action asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +85,7 @@ pub(crate) struct CheckOptions {
 /// Bytes are tested 64 at a time into a block of 0/1 flags (a loop LLVM vectorizes); a block
 /// with none is skipped, and the flags of the others are packed into a bit mask whose set bits
 /// are visited, so a block costs about the same however many bytes it flags.
-#[inline]
+#[inline(always)]
 pub(crate) fn for_each_flagged(
     bytes: &[u8],
     flag: impl Fn(u8) -> bool,
@@ -159,8 +160,21 @@ pub(crate) fn valid_runs<'a>(
     runs
 }
 
-/// Runs every check on one field's bytes.
+/// Runs every check on one field's bytes: the same code compiled for 256-bit vectors when the
+/// CPU has them (see [`wide`]), else for the baseline.
 pub(crate) fn check_field(
+    part: crate::location::Part,
+    bytes: &[u8],
+    at_body_start: bool,
+    options: &CheckOptions,
+) -> Vec<RawFinding> {
+    wide::check_field(part, bytes, at_body_start, options)
+        .unwrap_or_else(|| check_field_inlined(part, bytes, at_body_start, options))
+}
+
+/// [`check_field`]'s body, inlined into each of its builds together with the scans it calls.
+#[inline(always)]
+fn check_field_inlined(
     part: crate::location::Part,
     bytes: &[u8],
     at_body_start: bool,
@@ -205,6 +219,7 @@ pub(crate) fn check_field(
     findings
 }
 
+#[inline(always)]
 fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec<RawFinding>) {
     let (status, all_inert) = nfc::nfc_scan(text);
     if let nfc::NfcStatus::NotNfc { offset: first } = status {
@@ -239,6 +254,58 @@ fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+
+    use crate::location::Part;
+
+    /// Text that exercises every check: ASCII, path syntax, controls, BOMs, lookalikes,
+    /// combining marks, mixed scripts, and bytes that are not UTF-8.
+    fn field_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"abc/../x".to_vec()),
+            Just(
+                "\u{0}\t\n\u{1b}\u{85}\u{202e}\u{feff}\u{fffe}"
+                    .as_bytes()
+                    .to_vec()
+            ),
+            Just(
+                "e\u{301}\u{301}\u{301}\u{325}\u{ff0e}\u{2024}\u{2215}"
+                    .as_bytes()
+                    .to_vec()
+            ),
+            Just(
+                "Ξεσκεπάζω 我能吞下 いろはにほへと ガ أنا 나는 👍🎉"
+                    .as_bytes()
+                    .to_vec()
+            ),
+            Just(vec![
+                0xC0, 0xAE, 0xED, 0xA0, 0xBD, 0xF8, 0x88, 0x80, 0x80, 0x80
+            ]),
+            proptest::collection::vec(any::<u8>(), 0..8),
+            any::<char>().prop_map(|c| c.to_string().into_bytes()),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// The AVX2 build of the checks finds exactly what the portable build finds (on a CPU
+        /// without AVX2 there is only one build and nothing to compare).
+        #[test]
+        fn avx2_build_finds_what_the_portable_build_finds(
+            bytes in field_bytes(),
+            part in prop_oneof![Just(Part::Path), Just(Part::Header), Just(Part::JsonString), Just(Part::Body)],
+            at_body_start in any::<bool>(),
+            best_fit in any::<bool>(),
+        ) {
+            let options = super::CheckOptions {
+                lookalikes: if best_fit { super::lookalike::Table::BestFit } else { super::lookalike::Table::Default },
+                max_nonstarters: 3,
+            };
+            let portable = super::check_field_inlined(part, &bytes, at_body_start, &options);
+            if let Some(wide) = super::wide::check_field(part, &bytes, at_body_start, &options) {
+                prop_assert_eq!(wide, portable);
+            }
+        }
+    }
 
     proptest! {
         /// `for_each_flagged` visits exactly the flagged indexes, in order, across whole

@@ -72,6 +72,7 @@ pub(crate) fn nfc_status(text: &str) -> NfcStatus {
 }
 
 /// [`nfc_status`], and whether every character of `text` is inert (then the text is NFC).
+#[inline(always)]
 pub(crate) fn nfc_scan(text: &str) -> (NfcStatus, bool) {
     let tables = nfc_tables();
     let mut from = 0;
@@ -224,6 +225,7 @@ struct Run {
 /// The next region, at or after `from`, around a character that is not inert: from the inert
 /// character just before it (or `from`, when it is at `from`) to the next inert character (or
 /// the end). `from` must be 0 or the start of an inert character.
+#[inline(always)]
 fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let hit = match tables.not_inert.filter {

@@ -1,0 +1,39 @@
+//! The field checks compiled for 256-bit vectors (AVX2), chosen at run time.
+//!
+//! The scans are loops over 64-byte blocks that LLVM vectorizes. A portable x86-64 build may
+//! only use 128-bit SSE2, so on a CPU with AVX2 the same code, inlined into a function compiled
+//! with `target_feature(enable = "avx2")`, does each block in about half the instructions
+//! (`docs/BENCHMARKS.md` has the measured gain). This is the crate's only `unsafe`: calling a
+//! function compiled for a feature is sound only on a CPU that has it, which is checked first.
+
+#![allow(unsafe_code)]
+
+use super::{CheckOptions, RawFinding};
+use crate::location::Part;
+
+/// [`super::check_field`] compiled for AVX2, or `None` when the CPU does not have it (or is
+/// not x86-64). Detection runs once; later calls read a cached flag.
+#[inline]
+pub(super) fn check_field(
+    part: Part,
+    bytes: &[u8],
+    at_body_start: bool,
+    options: &CheckOptions,
+) -> Option<Vec<RawFinding>> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the only requirement of calling a `target_feature` function is that the CPU
+        // supports the features it enables, and AVX2 was detected just above.
+        return Some(unsafe { avx2(part, bytes, at_body_start, options) });
+    }
+    let _ = (part, bytes, at_body_start, options);
+    None
+}
+
+/// The checks with AVX2 enabled: [`super::check_field_inlined`] and the scans it inlines are
+/// compiled here a second time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2(part: Part, bytes: &[u8], at_body_start: bool, options: &CheckOptions) -> Vec<RawFinding> {
+    super::check_field_inlined(part, bytes, at_body_start, options)
+}
