@@ -143,14 +143,13 @@ impl Location {
 
     /// Adds a name (lossily decoded and capped).
     pub fn with_name(mut self, name: &[u8]) -> Location {
-        let lossy = utf8gate_codec::to_lossy(name);
-        self.name = Some(lossy.chars().take(MAX_NAME_CHARS).collect());
+        self.name = Some(capped(&utf8gate_codec::to_lossy(name), MAX_NAME_CHARS));
         self
     }
 
     /// Adds a JSON pointer (capped like names).
     pub fn with_pointer(mut self, pointer: &str) -> Location {
-        self.pointer = Some(pointer.chars().take(4 * MAX_NAME_CHARS).collect());
+        self.pointer = Some(capped(pointer, 4 * MAX_NAME_CHARS));
         self
     }
 
@@ -158,5 +157,13 @@ impl Location {
     pub fn with_index(mut self, index: usize) -> Location {
         self.index = Some(index);
         self
+    }
+}
+
+/// The first `chars` characters of `text`, in one allocation of the right size.
+fn capped(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => text[..end].to_string(),
+        None => text.to_string(),
     }
 }

@@ -285,7 +285,9 @@ fn validate(
     } else {
         let valid = url.strip_prefix("http://").is_some_and(|rest| {
             let host = rest.trim_end_matches('/');
-            !host.is_empty() && !host.contains(['/', '?', '#', '@'])
+            !host.is_empty()
+                && !host.contains(['/', '?', '#', '@'])
+                && host.parse::<axum::http::uri::Authority>().is_ok()
         });
         if !valid {
             return Err(bad(

@@ -42,10 +42,16 @@ pub fn method(text: &str) -> Method {
 }
 
 /// Hop-by-hop headers (RFC 9110 §7.6.1) plus those the `Connection` header names. Most
-/// messages carry none: the names present are compared with the list once, and only those
-/// found are removed (a removal hashes the name).
+/// messages carry none, or only `Connection`: the names present are compared with the list
+/// once, and only those present are removed (a removal hashes the name).
 pub fn strip_hop_by_hop(map: &mut HeaderMap) {
-    if !map.keys().any(|name| HOP_BY_HOP.contains(name)) {
+    let mut present: Vec<HeaderName> = Vec::new();
+    for name in map.keys() {
+        if HOP_BY_HOP.contains(name) && !present.contains(name) {
+            present.push(name.clone());
+        }
+    }
+    if present.is_empty() {
         return;
     }
     let named: Vec<HeaderName> = map
@@ -54,18 +60,16 @@ pub fn strip_hop_by_hop(map: &mut HeaderMap) {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
+        .filter(|n| !present.contains(n) && map.contains_key(n))
         .collect();
-    for name in named {
-        map.remove(name);
-    }
-    for name in HOP_BY_HOP {
+    for name in present.into_iter().chain(named) {
         map.remove(name);
     }
 }
 
 /// The hop-by-hop fields of RFC 9110 §7.6.1 (and their older kin), as ready header names: no
 /// parsing per request.
-const HOP_BY_HOP: [HeaderName; 9] = [
+static HOP_BY_HOP: [HeaderName; 9] = [
     axum::http::header::CONNECTION,
     HeaderName::from_static("keep-alive"),
     HeaderName::from_static("proxy-connection"),

@@ -40,10 +40,10 @@ pub const REQUEST_ID_IN: HeaderName = HeaderName::from_static("x-request-id");
 /// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
 pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 
-/// The three routers with their limits, for a state.
-pub fn routers(state: &AppState) -> (axum::Router, axum::Router, axum::Router) {
+/// The proxy service and the API and admin routers, with their limits, for a state.
+pub fn routers(state: &AppState) -> (proxy::Proxy, axum::Router, axum::Router) {
     (
-        serve::with_limits(proxy::router(state.clone()), state),
+        proxy::Proxy::new(state.clone()),
         serve::with_limits(api::router(state.clone()), state),
         admin::router(state.clone()),
     )

@@ -5,38 +5,56 @@
 //! sanitized ones go with their rewritten fields, a recomputed Content-Length and
 //! `utf8gate-decision: sanitize`.
 
-use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::http::uri::{PathAndQuery, Scheme};
+use axum::http::{HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use utf8gate_policy::{Decision, Mode};
 
 use crate::convert;
 use crate::metrics::UpstreamError;
 use crate::problem::Problem;
+use crate::serve::Limits;
 use crate::state::{AppState, read_body};
 
-/// The proxy router: every request goes to one handler (evaluate, then forward or reject).
-pub fn router(state: AppState) -> Router {
-    Router::new().fallback(handle).with_state(state)
+/// The proxy listener's service: one handler for every request (no router), under the
+/// listener's [`Limits`].
+#[derive(Clone)]
+pub struct Proxy {
+    state: AppState,
+    limits: Limits,
 }
 
-async fn handle(State(state): State<AppState>, request: Request) -> Response {
+impl Proxy {
+    /// The proxy of `state`, with its own limits.
+    pub fn new(state: AppState) -> Proxy {
+        let limits = Limits::new(&state);
+        Proxy { state, limits }
+    }
+
+    /// Evaluates a request from `peer`, then forwards or rejects it.
+    pub async fn serve(&self, peer: SocketAddr, request: hyper::Request<Incoming>) -> Response {
+        self.limits
+            .run(handle(&self.state, Some(peer), request))
+            .await
+    }
+}
+
+async fn handle(
+    state: &AppState,
+    peer: Option<SocketAddr>,
+    request: hyper::Request<Incoming>,
+) -> Response {
     let started = Instant::now();
     let (parts, body) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0);
     let id = state.request_id(&parts.headers);
-    let body = match read_body(&state, body, state.config.max_body_bytes, &id).await {
+    let body = match read_body(state, body, state.config.max_body_bytes, &id).await {
         Ok(b) => b,
         Err(p) => {
             state
@@ -57,7 +75,7 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
     };
     // The body moves into the policy's request and back out of it: a body collected into one
     // buffer is never copied.
-    let request = convert::to_policy_owning(&parts, Vec::from(body), Mode::Proxy);
+    let request = convert::to_policy_owning(&parts, body, Mode::Proxy);
     let (evaluation, request) = state.evaluate_and_return(profile, request).await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {
@@ -70,7 +88,7 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
         Some(rewritten) => Outgoing::Rewritten(rewritten),
         None => Outgoing::Received(Bytes::from(request.body)),
     };
-    let response = forward(&state, &parts, outgoing, peer, verdict.decision, &id).await;
+    let response = forward(state, parts, outgoing, peer, verdict.decision, &id).await;
     state.audit(
         Mode::Proxy,
         &id,
@@ -80,6 +98,10 @@ async fn handle(State(state): State<AppState>, request: Request) -> Response {
     );
     response
 }
+
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 
 /// What goes upstream.
 enum Outgoing {
@@ -92,13 +114,13 @@ enum Outgoing {
 
 async fn forward(
     state: &AppState,
-    parts: &axum::http::request::Parts,
+    parts: axum::http::request::Parts,
     outgoing: Outgoing,
     peer: Option<SocketAddr>,
     decision: Decision,
     id: &str,
 ) -> Response {
-    let Some(upstream) = state.config.upstream.as_deref() else {
+    let Some(authority) = state.upstream_authority() else {
         return Problem::new(
             StatusCode::BAD_GATEWAY,
             "no-upstream",
@@ -108,26 +130,38 @@ async fn forward(
         )
         .into_response();
     };
+    let had_length = parts.headers.contains_key(header::CONTENT_LENGTH);
+    let prior_xff = parts.headers.get(X_FORWARDED_FOR).cloned();
+    let host = parts.headers.get(header::HOST).cloned();
     let (method, target, headers, body) = match outgoing {
-        Outgoing::Received(body) => {
-            let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
-            (
-                parts.method.clone(),
-                Cow::Borrowed(target.as_bytes()),
-                Some(parts.headers.clone()),
-                body,
-            )
-        }
+        // The received head is moved, not copied.
+        Outgoing::Received(body) => (
+            parts.method,
+            Some(
+                parts
+                    .uri
+                    .into_parts()
+                    .path_and_query
+                    .unwrap_or_else(|| PathAndQuery::from_static("/")),
+            ),
+            Some(parts.headers),
+            body,
+        ),
         Outgoing::Rewritten(request) => (
             convert::method(&request.method),
-            Cow::Owned(request.target()),
+            PathAndQuery::try_from(request.target()).ok(),
             convert::to_header_map(&request.headers),
             Bytes::from(request.body),
         ),
     };
-    let uri = match Uri::try_from([upstream.as_bytes(), &target].concat()) {
-        Ok(uri) => uri,
-        Err(_) => {
+    let mut uri = axum::http::uri::Parts::default();
+    uri.scheme = Some(Scheme::HTTP);
+    uri.authority = Some(authority.clone());
+    uri.path_and_query = target;
+    let uri = match Uri::from_parts(uri) {
+        // A rewritten target that is not a valid one has no path and query here.
+        Ok(uri) if uri.path_and_query().is_some() => uri,
+        _ => {
             return Problem::new(
                 StatusCode::BAD_REQUEST,
                 "bad-target",
@@ -149,27 +183,23 @@ async fn forward(
         .into_response();
     };
     convert::strip_hop_by_hop(&mut headers);
-    headers.remove(header::CONTENT_LENGTH);
-    if !body.is_empty() || parts.headers.contains_key(header::CONTENT_LENGTH) {
+    if !body.is_empty() || had_length {
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    } else {
+        headers.remove(header::CONTENT_LENGTH);
     }
     if let Some(peer) = peer {
-        let ip = peer.ip().to_string();
-        let xff = match parts
-            .headers
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok())
-        {
-            Some(prior) => format!("{prior}, {ip}"),
-            None => ip,
+        let xff = match prior_xff.as_ref().and_then(|v| v.to_str().ok()) {
+            Some(prior) => format!("{prior}, {}", peer.ip()),
+            None => peer.ip().to_string(),
         };
         if let Ok(v) = HeaderValue::from_str(&xff) {
-            headers.insert("x-forwarded-for", v);
+            headers.insert(X_FORWARDED_FOR, v);
         }
     }
-    headers.insert("x-forwarded-proto", HeaderValue::from_static("http"));
-    if let Some(host) = parts.headers.get(header::HOST) {
-        headers.insert("x-forwarded-host", host.clone());
+    headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+    if let Some(host) = host {
+        headers.insert(X_FORWARDED_HOST, host);
     }
     if decision == Decision::Sanitize {
         headers.insert(crate::DECISION, HeaderValue::from_static("sanitize"));
@@ -177,7 +207,7 @@ async fn forward(
     if let Ok(v) = HeaderValue::from_str(id) {
         headers.insert(crate::REQUEST_ID_IN, v);
     }
-    let mut outgoing = axum::http::Request::new(Body::from(body));
+    let mut outgoing = axum::http::Request::new(http_body_util::Full::new(body));
     *outgoing.method_mut() = method;
     *outgoing.uri_mut() = uri;
     *outgoing.headers_mut() = headers;

@@ -21,30 +21,78 @@ use tower::util::ServiceExt;
 use crate::problem::Problem;
 use crate::state::AppState;
 
-/// Wraps a router in the limits every listener shares: count in-flight requests, shed load
-/// beyond `max_concurrent_requests` (503 at once, not memory growth), and bound each request's
-/// handling time (408). One service around the whole router (not `Router::layer`, which wraps
-/// each route with its own limit), so the concurrency limit is per listener.
+/// Wraps a router in the limits every listener shares (see [`Limits`]). One service around
+/// the whole router (not `Router::layer`, which wraps each route with its own limit), so the
+/// concurrency limit is per listener.
 pub fn with_limits(router: Router, state: &AppState) -> Router {
-    let limited = Limits {
+    Router::new().fallback_service(Limited {
         inner: router,
-        permits: Arc::new(Semaphore::new(state.config.max_concurrent_requests)),
-        timeout: state.config.request_timeout,
-        in_flight: state.metrics.in_flight().clone(),
-    };
-    Router::new().fallback_service(limited)
+        limits: Limits::new(state),
+    })
 }
 
-/// The service [`with_limits`] puts around a router: one layer, one allocation per request.
+/// The limits every listener applies to each request: count it in flight, shed load beyond
+/// `max_concurrent_requests` (503 at once, not memory growth), and bound its handling time
+/// (408).
 #[derive(Clone)]
-struct Limits {
-    inner: Router,
+pub struct Limits {
     permits: Arc<Semaphore>,
     timeout: Duration,
     in_flight: prometheus::IntGauge,
 }
 
-impl tower::Service<axum::extract::Request> for Limits {
+impl Limits {
+    /// The limits of `state`'s configuration; each `Limits` has its own concurrency budget.
+    pub fn new(state: &AppState) -> Limits {
+        Limits {
+            permits: Arc::new(Semaphore::new(state.config.max_concurrent_requests)),
+            timeout: state.config.request_timeout,
+            in_flight: state.metrics.in_flight().clone(),
+        }
+    }
+
+    /// Runs `handled` (a request's handling, not started yet) under the limits.
+    pub async fn run(
+        &self,
+        handled: impl Future<Output = axum::response::Response>,
+    ) -> axum::response::Response {
+        let guard = InFlight::new(self.in_flight.clone());
+        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
+            drop(guard);
+            return Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "overloaded",
+                "Overloaded",
+                "too many requests in flight",
+                "-",
+            )
+            .into_response();
+        };
+        let response = match tokio::time::timeout(self.timeout, handled).await {
+            Ok(response) => response,
+            Err(_) => Problem::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "request-timeout",
+                "Request timeout",
+                "the request took too long",
+                "-",
+            )
+            .into_response(),
+        };
+        drop(permit);
+        drop(guard);
+        response
+    }
+}
+
+/// The service [`with_limits`] puts around a router: one layer, one allocation per request.
+#[derive(Clone)]
+struct Limited {
+    inner: Router,
+    limits: Limits,
+}
+
+impl tower::Service<axum::extract::Request> for Limited {
     type Response = axum::response::Response;
     type Error = std::convert::Infallible;
     type Future = std::pin::Pin<
@@ -59,36 +107,16 @@ impl tower::Service<axum::extract::Request> for Limits {
     }
 
     fn call(&mut self, request: axum::extract::Request) -> Self::Future {
-        let guard = InFlight::new(self.in_flight.clone());
-        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
-            drop(guard);
-            let overloaded = Problem::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "overloaded",
-                "Overloaded",
-                "too many requests in flight",
-                "-",
-            );
-            return Box::pin(std::future::ready(Ok(overloaded.into_response())));
-        };
         let handled = self.inner.call(request);
-        let timeout = self.timeout;
+        let limits = self.limits.clone();
         Box::pin(async move {
-            let response = match tokio::time::timeout(timeout, handled).await {
-                Ok(Ok(response)) => response,
-                Ok(Err(never)) => match never {},
-                Err(_) => Problem::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "request-timeout",
-                    "Request timeout",
-                    "the request took too long",
-                    "-",
-                )
-                .into_response(),
+            let handled = async move {
+                match handled.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                }
             };
-            drop(permit);
-            drop(guard);
-            Ok(response)
+            Ok(limits.run(handled).await)
         })
     }
 }
@@ -110,14 +138,35 @@ impl Drop for InFlight {
     }
 }
 
-/// A bound listener with its router.
+/// What a listener serves.
+#[derive(Clone)]
+pub enum Serves {
+    /// A router (API, admin, the demo's upstream).
+    Router(Router),
+    /// The proxy: one handler for every request, without a router.
+    Proxy(crate::proxy::Proxy),
+}
+
+impl From<Router> for Serves {
+    fn from(router: Router) -> Serves {
+        Serves::Router(router)
+    }
+}
+
+impl From<crate::proxy::Proxy> for Serves {
+    fn from(proxy: crate::proxy::Proxy) -> Serves {
+        Serves::Proxy(proxy)
+    }
+}
+
+/// A bound listener with what it serves.
 pub struct Listener {
     /// What it is (for logs): proxy, api, admin, demo-upstream.
     pub name: &'static str,
     /// The socket.
     pub socket: TcpListener,
     /// What it serves.
-    pub router: Router,
+    pub serves: Serves,
     /// Threads that accept and serve its connections, each with its own single-threaded
     /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
     /// 0 serves it on the shared runtime.
@@ -129,12 +178,12 @@ impl Listener {
     pub async fn bind(
         name: &'static str,
         addr: SocketAddr,
-        router: Router,
+        serves: impl Into<Serves>,
     ) -> std::io::Result<Listener> {
         Ok(Listener {
             name,
             socket: TcpListener::bind(addr).await?,
-            router,
+            serves: serves.into(),
             threads: 0,
         })
     }
@@ -184,14 +233,14 @@ pub async fn run(
         let Listener {
             name,
             socket,
-            router,
+            serves,
             threads,
         } = listener;
         if threads == 0 {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let serving = serving.clone();
             tokio::spawn(async move {
-                accept_loop(name, socket, router, serving).await;
+                accept_loop(name, socket, serves, serving).await;
                 let _ = tx.send(());
             });
             done.push(rx);
@@ -213,7 +262,7 @@ pub async fn run(
                 }
             };
             let (tx, rx) = tokio::sync::oneshot::channel();
-            let (router, serving) = (router.clone(), serving.clone());
+            let (serves, serving) = (serves.clone(), serving.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("utf8gate-{name}-{n}"))
                 .spawn(move || {
@@ -223,7 +272,7 @@ pub async fn run(
                     match runtime {
                         Ok(rt) => rt.block_on(async move {
                             match TcpListener::from_std(socket) {
-                                Ok(socket) => accept_loop(name, socket, router, serving).await,
+                                Ok(socket) => accept_loop(name, socket, serves, serving).await,
                                 Err(e) => {
                                     tracing::error!(listener = name, error = %e, "cannot register the socket");
                                 }
@@ -254,7 +303,7 @@ pub async fn run(
 async fn accept_loop(
     name: &'static str,
     socket: TcpListener,
-    router: Router,
+    serves: Serves,
     mut serving: Serving,
 ) {
     let graceful = GracefulShutdown::new();
@@ -274,26 +323,49 @@ async fn accept_loop(
         // As nginx does on keep-alive connections: a response streamed in pieces (head,
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let service = router
-            .clone()
-            .layer(axum::Extension(ConnectInfo(peer)))
-            .into_service()
-            .map_request(|r: hyper::Request<hyper::body::Incoming>| r.map(axum::body::Body::new));
-        let conn = serving
-            .http
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(listener = name, error = %e, "connection ended with an error");
+        let io = TokioIo::new(stream);
+        match &serves {
+            Serves::Router(router) => {
+                let service = router
+                    .clone()
+                    .layer(axum::Extension(ConnectInfo(peer)))
+                    .into_service()
+                    .map_request(|r: hyper::Request<hyper::body::Incoming>| {
+                        r.map(axum::body::Body::new)
+                    });
+                let conn = serving
+                    .http
+                    .serve_connection(io, TowerToHyperService::new(service));
+                spawn_connection(name, graceful.watch(conn));
             }
-        });
+            Serves::Proxy(proxy) => {
+                let proxy = proxy.clone();
+                let service = hyper::service::service_fn(move |request| {
+                    let proxy = proxy.clone();
+                    async move { Ok::<_, std::convert::Infallible>(proxy.serve(peer, request).await) }
+                });
+                let conn = serving.http.serve_connection(io, service);
+                spawn_connection(name, graceful.watch(conn));
+            }
+        }
     }
     drop(socket);
     tokio::select! {
         _ = graceful.shutdown() => tracing::info!(listener = name, "drained"),
         _ = tokio::time::sleep(serving.grace) => tracing::warn!(listener = name, "drain timeout: closing remaining connections"),
     }
+}
+
+/// Serves one connection in a task of its own.
+fn spawn_connection<E: std::fmt::Display>(
+    name: &'static str,
+    conn: impl Future<Output = Result<(), E>> + Send + 'static,
+) {
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!(listener = name, error = %e, "connection ended with an error");
+        }
+    });
 }
 
 /// Completes on SIGTERM or SIGINT.

@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use axum::body::Body;
 use axum::http::HeaderMap;
 use bytes::Bytes;
 use http_body_util::BodyExt;
+use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -25,6 +25,8 @@ pub struct AppState {
     /// The metrics.
     pub metrics: Metrics,
     upstream: Arc<UpstreamClients>,
+    /// `config.upstream`'s host and port, parsed once.
+    upstream_authority: Option<axum::http::uri::Authority>,
     ids: Arc<RequestIds>,
 }
 
@@ -37,13 +39,16 @@ struct UpstreamClients {
     connect_timeout: std::time::Duration,
 }
 
+/// The pooled HTTP/1 client the proxy forwards with (its bodies are buffered whole).
+pub type UpstreamClient = Client<HttpConnector, Full<Bytes>>;
+
 /// Source of [`UpstreamClients::key`].
 static CLIENT_KEYS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// This thread's upstream clients, by [`UpstreamClients::key`] (a few at most: one per
     /// state that forwarded on this thread, the newest last).
-    static CLIENTS: std::cell::RefCell<Vec<(u64, Client<HttpConnector, Body>)>> =
+    static CLIENTS: std::cell::RefCell<Vec<(u64, UpstreamClient)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -55,7 +60,7 @@ impl UpstreamClients {
         }
     }
 
-    fn client(&self) -> Client<HttpConnector, Body> {
+    fn client(&self) -> UpstreamClient {
         CLIENTS.with(|clients| {
             let mut clients = clients.borrow_mut();
             if let Some((_, c)) = clients.iter().rev().find(|(k, _)| *k == self.key) {
@@ -94,10 +99,16 @@ impl AppState {
             );
             h.finish()
         };
+        let upstream_authority = config
+            .upstream
+            .as_deref()
+            .and_then(|url| url.strip_prefix("http://"))
+            .and_then(|host| host.parse().ok());
         AppState {
             config: Arc::new(config),
             metrics: Metrics::new(),
             upstream,
+            upstream_authority,
             ids: Arc::new(RequestIds {
                 seed,
                 next: AtomicU64::new(0),
@@ -105,8 +116,13 @@ impl AppState {
         }
     }
 
+    /// The upstream's host and port (the configuration allows `http://host:port` only).
+    pub fn upstream_authority(&self) -> Option<&axum::http::uri::Authority> {
+        self.upstream_authority.as_ref()
+    }
+
     /// This thread's pooled client to the upstream.
-    pub fn client(&self) -> Client<HttpConnector, Body> {
+    pub fn client(&self) -> UpstreamClient {
         self.upstream.client()
     }
 
@@ -182,50 +198,36 @@ impl AppState {
     }
 }
 
-/// Reads a whole body up to `limit` bytes; a larger body is a 413 problem.
-pub async fn read_body(
+/// Reads a whole body up to `limit` bytes into one buffer (the only copy: frames are appended
+/// as they arrive); a larger body, or a declared length over the limit, is a 413 problem.
+pub async fn read_body<B>(
     state: &AppState,
-    body: Body,
+    mut body: B,
     limit: usize,
     request_id: &str,
-) -> Result<Bytes, Problem> {
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            state.metrics.body_limit_exceeded();
-            Err(Problem::too_large(limit as u64, request_id))
-        }
-        Err(_) => Err(Problem::bad_body(request_id)),
+) -> Result<Vec<u8>, Problem>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let too_large = || {
+        state.metrics.body_limit_exceeded();
+        Problem::too_large(limit as u64, request_id)
+    };
+    let declared = body.size_hint().lower();
+    if declared > limit as u64 {
+        return Err(too_large());
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_ids_are_the_clients_or_24_hex_digits_counting_up() {
-        let state = AppState::new(Config::default_config());
-        let mut headers = HeaderMap::new();
-        let a = state.request_id(&headers);
-        let b = state.request_id(&headers);
-        for id in [&a, &b] {
-            assert_eq!(id.len(), 24, "{id}");
-            assert!(
-                id.bytes()
-                    .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
-            );
+    let mut out = Vec::with_capacity(declared as usize);
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Err(Problem::bad_body(request_id));
+        };
+        if let Ok(data) = frame.into_data() {
+            if data.len() > limit - out.len() {
+                return Err(too_large());
+            }
+            out.extend_from_slice(&data);
         }
-        assert_eq!(a[..16], b[..16], "one seed per process");
-        let (na, nb) = (
-            u32::from_str_radix(&a[16..], 16).unwrap(),
-            u32::from_str_radix(&b[16..], 16).unwrap(),
-        );
-        assert_eq!(nb, na + 1);
-        assert_eq!(a[..16], format!("{:016x}", state.ids.seed));
-        headers.insert(crate::REQUEST_ID_IN, "client-7".parse().unwrap());
-        assert_eq!(state.request_id(&headers), "client-7");
-        headers.insert(crate::REQUEST_ID_IN, "has space".parse().unwrap());
-        assert_eq!(state.request_id(&headers).len(), 24);
     }
+    Ok(out)
 }

@@ -4,6 +4,7 @@
 //! in the field, and how the offending bytes can be fixed if the action rewrites.
 
 use core::ops::Range;
+use std::borrow::Cow;
 
 use crate::finding::FindingKind;
 
@@ -181,18 +182,23 @@ fn check_field_inlined(
     options: &CheckOptions,
 ) -> Vec<RawFinding> {
     // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
+    let whole;
     let (malformations, runs, text) = match utf8gate_codec::validate(bytes) {
-        Ok(text) if text.is_empty() => (Vec::new(), Vec::new(), Some(text)),
-        Ok(text) => (Vec::new(), vec![(0, text)], Some(text)),
+        Ok(text) => {
+            // A valid field is one run, kept on the stack.
+            whole = [(0, text)];
+            let runs: &[(usize, &str)] = if text.is_empty() { &[] } else { &whole };
+            (Vec::new(), Cow::Borrowed(runs), Some(text))
+        }
         Err(_) => {
             let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
             let runs = valid_runs(bytes, &malformations);
-            (malformations, runs, None)
+            (malformations, Cow::Owned(runs), None)
         }
     };
     let mut findings = utf8::findings(&malformations);
     let mut path_lookalike = None;
-    for &(offset, text) in &runs {
+    for &(offset, text) in runs.iter() {
         controls::scan(part, offset, text, &mut findings);
         // ASCII (most paths and headers) holds no BOM, no lookalike, nothing that NFC changes
         // and no non-starter: only the control and traversal checks apply.
