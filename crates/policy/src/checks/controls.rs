@@ -37,37 +37,48 @@ fn may_start_finding(b: u8, text: bool) -> bool {
     ((b < 0x20) & !ordinary) | (b == 0x7F) | (b == 0xC2) | (b == 0xE2) | (b == 0xEF)
 }
 
-/// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags,
-/// in one pass: lead bytes that [`may_start_finding`] flags, and `BF` bytes, for the
-/// noncharacters above the BMP (U+nFFFE, U+nFFFF are `F0..F4 x?F BF BE..BF`), found from their
-/// third byte so that 4-byte text (emoji) is not decoded character by character. The flagged
-/// bytes come in order and a noncharacter's lead is never flagged itself, so the findings come
-/// in offset order.
+/// Whether [`visit`] looks at a byte of a part where TAB, CR and LF are (`text`) or are not
+/// ordinary: the bytes [`may_start_finding`] flags, and `BF` bytes, for the noncharacters above
+/// the BMP (U+nFFFE, U+nFFFF are `F0..F4 x?F BF BE..BF`), found from their third byte so that
+/// 4-byte text (emoji) is not decoded character by character.
 #[inline(always)]
-pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
+pub(crate) fn flags(b: u8, text: bool) -> bool {
+    may_start_finding(b, text) | (b == 0xBF)
+}
+
+/// Reports the character that byte `at` of a valid run (at field offset `offset`) starts, or
+/// for a `BF` byte the noncharacter it ends, if [`classify`] flags it. `at` must be a byte that
+/// [`flags`] accepts. Visiting the flagged bytes in order reports in offset order: a
+/// noncharacter's lead is never flagged itself.
+#[inline(always)]
+pub(crate) fn visit(part: Part, offset: usize, text: &str, at: usize, out: &mut Vec<RawFinding>) {
     let bytes = text.as_bytes();
+    let start = if bytes[at] != 0xBF {
+        at
+    } else if at >= 2
+        && (0xF0..=0xF4).contains(&bytes[at - 2])
+        && bytes[at - 1] & 0x0F == 0x0F
+        && matches!(bytes.get(at + 1), Some(0xBE | 0xBF))
+    {
+        at - 2
+    } else {
+        return;
+    };
+    if let Some(f) = super::char_at(text, start).and_then(|c| finding(part, c, offset + start)) {
+        out.push(f);
+    }
+}
+
+/// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags,
+/// in one pass over the bytes [`flags`] accepts (the field checks do this together with the
+/// other character checks, see `super::scan_characters`).
+#[cfg(test)]
+pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
     let text_content = part.is_text_content();
     super::for_each_flagged(
-        bytes,
-        |b| may_start_finding(b, text_content) | (b == 0xBF),
-        |at| {
-            let start = if bytes[at] != 0xBF {
-                at
-            } else if at >= 2
-                && (0xF0..=0xF4).contains(&bytes[at - 2])
-                && bytes[at - 1] & 0x0F == 0x0F
-                && matches!(bytes.get(at + 1), Some(0xBE | 0xBF))
-            {
-                at - 2
-            } else {
-                return;
-            };
-            if let Some(f) =
-                super::char_at(text, start).and_then(|c| finding(part, c, offset + start))
-            {
-                out.push(f);
-            }
-        },
+        text.as_bytes(),
+        |b| flags(b, text_content),
+        |at| visit(part, offset, text, at, out),
     );
 }
 

@@ -101,8 +101,8 @@ pub(crate) fn image(table: Table, c: char) -> Option<(&'static str, &'static str
 }
 
 /// `true` if the byte may start a lookalike of either table.
-#[inline]
-fn may_start(b: u8) -> bool {
+#[inline(always)]
+pub(crate) fn may_start(b: u8) -> bool {
     (b == 0xC2) | (b == 0xCA) | (b == 0xCD) | (b == 0xE1) | (b == 0xE2) | (b == 0xEF)
 }
 
@@ -136,10 +136,46 @@ pub(crate) fn fold(table: Table, text: &str) -> String {
     out
 }
 
-/// Reports every lookalike in a valid run starting at field offset `offset`. Only characters
-/// whose lead byte can start a lookalike are looked up. Returns the first one whose image holds
-/// path syntax ('.', '/' or '\\'), with its field offset, for the traversal check.
+/// Reports the lookalike that byte `at` of a valid run (at field offset `offset`) starts, if it
+/// starts one; `at` must be a byte [`may_start`] accepts. Keeps in `path_syntax` the first
+/// one whose image holds path syntax ('.', '/' or '\\'), with its field offset, for the
+/// traversal check.
 #[inline(always)]
+pub(crate) fn visit(
+    table: Table,
+    offset: usize,
+    text: &str,
+    at: usize,
+    out: &mut Vec<RawFinding>,
+    path_syntax: &mut Option<(usize, char)>,
+) {
+    let Some(c) = super::char_at(text, at) else {
+        return;
+    };
+    let Some((ascii, how)) = image(table, c) else {
+        return;
+    };
+    let o = offset + at;
+    if path_syntax.is_none() && ascii.contains(['.', '/', '\\']) {
+        *path_syntax = Some((o, c));
+    }
+    let scalar = utf8gate_codec::format_scalar(u32::from(c));
+    out.push(RawFinding::new(
+        FindingKind::Lookalike,
+        o,
+        &text.as_bytes()[at..at + c.len_utf8()],
+        Fix::Char(o..o + c.len_utf8()),
+        ascii
+            .chars()
+            .next()
+            .map(|a| utf8gate_codec::format_scalar(u32::from(a))),
+        format!("{scalar} becomes {ascii:?} under {how}"),
+    ));
+}
+
+/// Reports every lookalike in a valid run starting at field offset `offset` (the field checks
+/// do this together with the other character checks, see `super::scan_characters`).
+#[cfg(test)]
 pub(crate) fn scan(
     table: Table,
     offset: usize,
@@ -148,28 +184,7 @@ pub(crate) fn scan(
 ) -> Option<(usize, char)> {
     let mut path_syntax = None;
     super::for_each_flagged(text.as_bytes(), may_start, |at| {
-        let Some(c) = super::char_at(text, at) else {
-            return;
-        };
-        let Some((ascii, how)) = image(table, c) else {
-            return;
-        };
-        let o = offset + at;
-        if path_syntax.is_none() && ascii.contains(['.', '/', '\\']) {
-            path_syntax = Some((o, c));
-        }
-        let scalar = utf8gate_codec::format_scalar(u32::from(c));
-        out.push(RawFinding::new(
-            FindingKind::Lookalike,
-            o,
-            &text.as_bytes()[at..at + c.len_utf8()],
-            Fix::Char(o..o + c.len_utf8()),
-            ascii
-                .chars()
-                .next()
-                .map(|a| utf8gate_codec::format_scalar(u32::from(a))),
-            format!("{scalar} becomes {ascii:?} under {how}"),
-        ));
+        visit(table, offset, text, at, out, &mut path_syntax)
     });
     path_syntax
 }

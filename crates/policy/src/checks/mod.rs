@@ -199,16 +199,12 @@ fn check_field_inlined(
     let mut findings = utf8::findings(&malformations);
     let mut path_lookalike = None;
     for &(offset, text) in runs.iter() {
-        controls::scan(part, offset, text, &mut findings);
-        // ASCII (most paths and headers) holds no BOM, no lookalike, nothing that NFC changes
-        // and no non-starter: only the control and traversal checks apply.
-        if text.is_ascii() {
-            continue;
-        }
-        bom::scan(offset, text, at_body_start, &mut findings);
-        let first = lookalike::scan(options.lookalikes, offset, text, &mut findings);
+        let first = scan_characters(part, offset, text, at_body_start, options, &mut findings);
         path_lookalike = path_lookalike.or(first);
-        nfc_findings(offset, text, options.max_nonstarters, &mut findings);
+        // ASCII (most paths and headers) holds nothing that NFC changes and no non-starter.
+        if !text.is_ascii() {
+            nfc_findings(offset, text, options.max_nonstarters, &mut findings);
+        }
     }
     let known = traversal::Known {
         text,
@@ -223,6 +219,41 @@ fn check_field_inlined(
         &mut findings,
     );
     findings
+}
+
+/// The character checks of a valid run (at field offset `offset`) in one pass: the controls,
+/// BOM and lookalike checks each flag a few byte values, and the bytes any of them flags are
+/// visited once, in order, by each check that flags them. Returns the first lookalike with path
+/// syntax in its image (for the traversal check).
+#[inline(always)]
+fn scan_characters(
+    part: crate::location::Part,
+    offset: usize,
+    text: &str,
+    at_body_start: bool,
+    options: &CheckOptions,
+    out: &mut Vec<RawFinding>,
+) -> Option<(usize, char)> {
+    let bytes = text.as_bytes();
+    let text_content = part.is_text_content();
+    let mut path_syntax = None;
+    for_each_flagged(
+        bytes,
+        |b| controls::flags(b, text_content) | bom::flags(b) | lookalike::may_start(b),
+        |at| {
+            let b = bytes[at];
+            if controls::flags(b, text_content) {
+                controls::visit(part, offset, text, at, out);
+            }
+            if bom::flags(b) {
+                bom::visit(offset, text, at, at_body_start, out);
+            }
+            if lookalike::may_start(b) {
+                lookalike::visit(options.lookalikes, offset, text, at, out, &mut path_syntax);
+            }
+        },
+    );
+    path_syntax
 }
 
 #[inline(always)]
