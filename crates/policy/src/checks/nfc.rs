@@ -96,10 +96,14 @@ pub(crate) fn nfc_scan(text: &str) -> (NfcStatus, bool) {
 pub(crate) fn inert_text_is_stream_safe(text: &str, limit: usize) -> bool {
     let tables = stream_safe_tables();
     limit >= usize::from(tables.max_trail)
-        && tables
-            .inert_leading
-            .iter()
-            .all(|f| f.find(text.as_bytes()).is_none())
+        && tables.inert_leading.iter().all(|(prefix, lasts)| {
+            let bytes = text.as_bytes();
+            prefix.find_iter(bytes).all(|at| {
+                !bytes
+                    .get(at + prefix.needle().len())
+                    .is_some_and(|b| lasts.contains(b))
+            })
+        })
 }
 
 /// `text` in NFC; borrowed when already NFC.

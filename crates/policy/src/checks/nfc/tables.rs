@@ -266,9 +266,11 @@ pub(super) struct StreamSafeTables {
     pub(super) max_trail: u8,
     /// The characters with leading non-starters, which the scan looks for.
     pub(super) leading: ByteSet,
-    /// A searcher for the UTF-8 of each of them that is inert, which the NFC scan does not
-    /// report.
-    pub(super) inert_leading: Vec<memchr::memmem::Finder<'static>>,
+    /// The ones that are inert, which the NFC scan does not report, grouped by their UTF-8
+    /// but the last byte: a searcher for that prefix, and the last bytes that complete one of
+    /// them (one group in Unicode 18: `EF BE` then `9E` or `9F`), so that text is searched
+    /// once per group.
+    pub(super) inert_leading: Vec<(memchr::memmem::Finder<'static>, Vec<u8>)>,
 }
 
 impl StreamSafeTables {
@@ -298,9 +300,18 @@ impl StreamSafeTables {
             .filter(|&c| is_inert(c))
             .map(String::from)
             .collect();
-        let inert_leading = inert_leading
-            .iter()
-            .map(|c| memchr::memmem::Finder::new(c.as_bytes()).into_owned())
+        let mut groups: Vec<(&[u8], Vec<u8>)> = Vec::new();
+        for c in &inert_leading {
+            // Every such character is at least two bytes (ASCII has no non-starter).
+            let (last, prefix) = c.as_bytes().split_last().expect("not empty");
+            match groups.iter_mut().find(|(p, _)| *p == prefix) {
+                Some((_, lasts)) => lasts.push(*last),
+                None => groups.push((prefix, vec![*last])),
+            }
+        }
+        let inert_leading = groups
+            .into_iter()
+            .map(|(prefix, lasts)| (memchr::memmem::Finder::new(prefix).into_owned(), lasts))
             .collect();
         Self {
             props,

@@ -95,14 +95,19 @@ fn stream_safe_table_matches_definition() {
     let inert_leading: Vec<char> = tables
         .inert_leading
         .iter()
-        .flat_map(|f| {
-            String::from_utf8_lossy(f.needle())
-                .into_owned()
-                .chars()
-                .collect::<Vec<_>>()
+        .flat_map(|(prefix, lasts)| {
+            lasts.iter().flat_map(|last| {
+                String::from_utf8_lossy(&[prefix.needle(), &[*last]].concat())
+                    .into_owned()
+                    .chars()
+                    .collect::<Vec<_>>()
+            })
         })
         .collect();
     assert_eq!(inert_leading, ['\u{FF9E}', '\u{FF9F}']);
+    // Found after other characters of the same group (U+FF80..U+FF9D) and at the very end.
+    assert!(!inert_text_is_stream_safe("ﾀﾁﾂ ｶﾟ", 30));
+    assert!(inert_text_is_stream_safe("ﾀﾁﾂ ｶ", 30));
     assert!(!inert_text_is_stream_safe("ｶﾞ plain", 30));
     assert!(inert_text_is_stream_safe("plain 東京 😀", 30));
     assert_eq!(
