@@ -45,24 +45,38 @@ pub fn method(text: &str) -> Method {
 /// messages carry none, or only `Connection`: the names present are compared with the list
 /// once, and only those present are removed (a removal hashes the name).
 pub fn strip_hop_by_hop(map: &mut HeaderMap) {
-    let mut present: Vec<HeaderName> = Vec::new();
+    // Bit i: HOP_BY_HOP[i] is present.
+    let mut present = 0u16;
     for name in map.keys() {
-        if HOP_BY_HOP.contains(name) && !present.contains(name) {
-            present.push(name.clone());
+        if let Some(i) = HOP_BY_HOP.iter().position(|h| h == name) {
+            present |= 1 << i;
         }
     }
-    if present.is_empty() {
+    if present == 0 {
         return;
     }
+    // Names that `Connection` lists besides the fixed ones (usually none: `keep-alive`).
     let named: Vec<HeaderName> = map
         .get_all(axum::http::header::CONNECTION)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
-        .filter(|n| !present.contains(n) && map.contains_key(n))
+        .map(str::trim)
+        .filter(|n| {
+            !n.is_empty()
+                && !HOP_BY_HOP
+                    .iter()
+                    .any(|h| h.as_str().eq_ignore_ascii_case(n))
+        })
+        .filter_map(|n| HeaderName::from_bytes(n.as_bytes()).ok())
+        .filter(|n| map.contains_key(n))
         .collect();
-    for name in present.into_iter().chain(named) {
+    for (i, name) in HOP_BY_HOP.iter().enumerate() {
+        if present & (1 << i) != 0 {
+            map.remove(name);
+        }
+    }
+    for name in named {
         map.remove(name);
     }
 }

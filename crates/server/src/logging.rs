@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use tracing_appender::non_blocking::{ErrorCounter, NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::fmt::time::FormatTime;
 
 use crate::config::LogFormat;
 
@@ -97,7 +96,7 @@ pub fn dropped_lines() -> u64 {
 }
 
 /// One request's audit line (target `utf8gate::audit`, message `request`).
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug)]
 pub struct AuditLine<'a> {
     /// The request id.
     pub request_id: &'a str,
@@ -117,17 +116,6 @@ pub struct AuditLine<'a> {
     pub status: u16,
     /// Time from the request's arrival to its verdict's response.
     pub duration_ms: f64,
-}
-
-/// The audit line as the JSON formatter writes it, with the same keys in the same order.
-#[derive(serde::Serialize)]
-struct JsonAuditLine<'a> {
-    timestamp: &'a str,
-    level: &'static str,
-    message: &'static str,
-    #[serde(flatten)]
-    line: &'a AuditLine<'a>,
-    target: &'static str,
 }
 
 /// Writes an audit line. In the JSON format it is serialized here and handed to the writer
@@ -153,29 +141,110 @@ pub fn audit(line: &AuditLine<'_>) {
         );
         return;
     };
-    let mut timestamp = String::with_capacity(32);
-    let _ = tracing_subscriber::fmt::time::SystemTime.format_time(
-        &mut tracing_subscriber::fmt::format::Writer::new(&mut timestamp),
-    );
-    if let Some(buf) = json_line(line, &timestamp) {
-        // The writer never blocks: a full queue drops the line and counts it.
-        let _ = writer.clone().write_all(&buf);
+    let _ = writer
+        .clone()
+        .write_all(&json_line(line, std::time::SystemTime::now()));
+}
+
+/// The JSON audit line with its newline, written directly: the keys, order and escaping of
+/// `tracing`'s JSON formatter (which uses serde_json), without its per-field machinery.
+fn json_line(line: &AuditLine<'_>, now: std::time::SystemTime) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(b"{\"timestamp\":\"");
+    push_timestamp(&mut out, now);
+    out.extend_from_slice(b"\",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
+    push_json_str(&mut out, line.request_id);
+    out.extend_from_slice(b",\"mode\":");
+    push_json_str(&mut out, line.mode);
+    out.extend_from_slice(b",\"decision\":");
+    push_json_str(&mut out, line.decision);
+    out.extend_from_slice(if line.enforced {
+        b",\"enforced\":true,\"profile\":"
+    } else {
+        b",\"enforced\":false,\"profile\":"
+    });
+    push_json_str(&mut out, line.profile);
+    out.extend_from_slice(b",\"kinds\":");
+    push_json_str(&mut out, line.kinds);
+    out.extend_from_slice(b",\"findings\":");
+    // Writing numbers to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, &line.findings);
+    out.extend_from_slice(b",\"status\":");
+    let _ = serde_json::to_writer(&mut out, &line.status);
+    out.extend_from_slice(b",\"duration_ms\":");
+    let _ = serde_json::to_writer(&mut out, &line.duration_ms);
+    out.extend_from_slice(b",\"target\":\"utf8gate::audit\"}\n");
+    out
+}
+
+/// `text` as a JSON string: copied between quotes when nothing in it needs escaping (the usual
+/// case), else escaped by serde_json.
+fn push_json_str(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, text);
     }
 }
 
-/// The JSON audit line with its newline.
-fn json_line(line: &AuditLine<'_>, timestamp: &str) -> Option<Vec<u8>> {
-    let json = JsonAuditLine {
-        timestamp,
-        level: "INFO",
-        message: "request",
-        line,
-        target: "utf8gate::audit",
+thread_local! {
+    /// The last second a time stamp was written for on this thread, and its text up to the
+    /// fraction: `YYYY-MM-DDTHH:MM:SS.`
+    static SECOND: std::cell::RefCell<(u64, String)> = const { std::cell::RefCell::new((u64::MAX, String::new())) };
+}
+
+/// Appends `now` as `tracing`'s `SystemTime` timer writes it (RFC 3339, UTC, microseconds):
+/// the date and time of day are computed once per second per thread.
+fn push_timestamp(out: &mut Vec<u8>, now: std::time::SystemTime) {
+    let since = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = since.as_secs();
+    SECOND.with(|cached| {
+        let mut cached = cached.borrow_mut();
+        if cached.0 != seconds {
+            *cached = (seconds, second_prefix(seconds));
+        }
+        out.extend_from_slice(cached.1.as_bytes());
+    });
+    let micros = since.subsec_micros();
+    let mut digits = [b'0'; 6];
+    let mut rest = micros;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    out.extend_from_slice(&digits);
+    out.push(b'Z');
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.` for a count of seconds since the Unix epoch (UTC), with the civil
+/// date from the day count (H. Hinnant's `civil_from_days`).
+fn second_prefix(seconds: u64) -> String {
+    let days = (seconds / 86_400) as i64;
+    let of_day = seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let year = if year > 9999 {
+        format!("+{year}")
+    } else {
+        format!("{year:04}")
     };
-    let mut buf = Vec::with_capacity(320);
-    serde_json::to_writer(&mut buf, &json).ok()?;
-    buf.push(b'\n');
-    Some(buf)
+    format!(
+        "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    )
 }
 
 #[cfg(test)]
@@ -234,13 +303,59 @@ mod tests {
             // No direct writer is installed in tests, so `audit` goes through the formatter.
             tracing::subscriber::with_default(subscriber, || audit(&line));
             let formatted = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-            let stamp = formatted
-                .strip_prefix("{\"timestamp\":\"")
-                .and_then(|rest| rest.split_once('"'))
-                .map(|(stamp, _)| stamp.to_string())
-                .expect("a time stamp first");
-            let direct = String::from_utf8(json_line(&line, &stamp).unwrap()).unwrap();
-            assert_eq!(direct, formatted);
+            let stamp = |line: &str| {
+                line.strip_prefix("{\"timestamp\":\"")
+                    .and_then(|rest| rest.split_once('"'))
+                    .map(|(stamp, rest)| (stamp.to_string(), rest.to_string()))
+                    .expect("a time stamp first")
+            };
+            let (formatted_stamp, formatted_rest) = stamp(&formatted);
+            let direct = String::from_utf8(json_line(&line, std::time::SystemTime::now())).unwrap();
+            let (direct_stamp, direct_rest) = stamp(&direct);
+            assert_eq!(direct_rest, formatted_rest);
+            assert_eq!(
+                direct_stamp.len(),
+                formatted_stamp.len(),
+                "{direct_stamp} {formatted_stamp}"
+            );
         }
+    }
+
+    /// Time stamps as `tracing`'s timer writes them, for fixed instants (leap day, century
+    /// rules, the last four-digit year) and for now.
+    #[test]
+    fn time_stamps_equal_the_timers() {
+        use std::time::{Duration, SystemTime, UNIX_EPOCH};
+        for (seconds, micros, expected) in [
+            (0, 0, "1970-01-01T00:00:00.000000Z"),
+            (951_782_400, 7, "2000-02-29T00:00:00.000007Z"),
+            (1_700_000_000, 123_456, "2023-11-14T22:13:20.123456Z"),
+            (4_107_542_400, 999_999, "2100-03-01T00:00:00.999999Z"),
+            (253_402_300_799, 500_000, "9999-12-31T23:59:59.500000Z"),
+        ] {
+            let mut out = Vec::new();
+            let at = UNIX_EPOCH + Duration::from_secs(seconds) + Duration::from_micros(micros);
+            push_timestamp(&mut out, at);
+            // Twice: the second one comes from the cached second.
+            push_timestamp(&mut out, at);
+            assert_eq!(String::from_utf8(out).unwrap(), expected.repeat(2));
+        }
+        // Against the timer itself: equal up to the minute unless a minute ends in between.
+        let timer = || {
+            use tracing_subscriber::fmt::time::FormatTime;
+            let mut s = String::new();
+            let _ = tracing_subscriber::fmt::time::SystemTime
+                .format_time(&mut tracing_subscriber::fmt::format::Writer::new(&mut s));
+            s
+        };
+        let agreed = (0..3).any(|_| {
+            let before = timer();
+            let mut ours = Vec::new();
+            push_timestamp(&mut ours, SystemTime::now());
+            let after = timer();
+            let ours = String::from_utf8(ours).unwrap();
+            ours.len() == before.len() && before[..16] == after[..16] && ours[..16] == before[..16]
+        });
+        assert!(agreed);
     }
 }

@@ -7,9 +7,15 @@ use prometheus::{
 };
 use utf8gate_policy::{Decision, Mode, Verdict};
 
-/// Every metric utf8gate exports, registered in its own registry.
+/// Every metric utf8gate exports, registered in its own registry. Cheap to clone (one shared
+/// allocation).
 #[derive(Clone)]
 pub struct Metrics {
+    inner: std::sync::Arc<Inner>,
+}
+
+/// The metrics behind [`Metrics`].
+struct Inner {
     registry: Registry,
     requests: IntCounterVec,
     findings: IntCounterVec,
@@ -162,7 +168,7 @@ impl Metrics {
         must(registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
         )));
-        Metrics {
+        let inner = Inner {
             registry,
             requests,
             findings,
@@ -173,19 +179,25 @@ impl Metrics {
             body_limit_exceeded,
             log_lines_dropped,
             in_flight,
+        };
+        Metrics {
+            inner: std::sync::Arc::new(inner),
         }
     }
 
     /// Records one evaluated request.
     pub fn record(&self, mode: Mode, verdict: &Verdict, seconds: f64) {
-        self.requests
+        self.inner
+            .requests
             .with_label_values(&[mode.as_str(), verdict.decision.as_str()])
             .inc();
-        self.duration
+        self.inner
+            .duration
             .with_label_values(&[mode.as_str()])
             .observe(seconds);
         for f in &verdict.findings {
-            self.findings
+            self.inner
+                .findings
                 .with_label_values(&[f.kind.as_str(), f.location.part.class().as_str()])
                 .inc();
         }
@@ -198,14 +210,16 @@ impl Metrics {
                     .filter(|f| f.kind.as_str() == kind)
                     .count() as u64;
                 if *total > listed {
-                    self.findings
+                    self.inner
+                        .findings
                         .with_label_values(&[kind.as_str(), "unlisted"])
                         .inc_by(total - listed);
                 }
             }
         }
         for (location, bytes) in &verdict.bytes_by_location {
-            self.inspected_bytes
+            self.inner
+                .inspected_bytes
                 .with_label_values(&[location.as_str()])
                 .inc_by(*bytes);
         }
@@ -213,46 +227,49 @@ impl Metrics {
 
     /// Records a request that ended before a verdict (limits, errors): decision "refused".
     pub fn record_refused(&self, mode: Mode, seconds: f64) {
-        self.requests
+        self.inner
+            .requests
             .with_label_values(&[mode.as_str(), REFUSED])
             .inc();
-        self.duration
+        self.inner
+            .duration
             .with_label_values(&[mode.as_str()])
             .observe(seconds);
     }
 
     /// Records the upstream's answer time.
     pub fn upstream_answered(&self, seconds: f64) {
-        self.upstream_duration.observe(seconds);
+        self.inner.upstream_duration.observe(seconds);
     }
 
     /// Records an upstream failure.
     pub fn upstream_failed(&self, reason: UpstreamError) {
-        self.upstream_errors
+        self.inner
+            .upstream_errors
             .with_label_values(&[reason.label()])
             .inc();
     }
 
     /// Records a body refused for size.
     pub fn body_limit_exceeded(&self) {
-        self.body_limit_exceeded.inc();
+        self.inner.body_limit_exceeded.inc();
     }
 
     /// The in-flight gauge.
     pub fn in_flight(&self) -> &IntGauge {
-        &self.in_flight
+        &self.inner.in_flight
     }
 
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
         let dropped = crate::logging::dropped_lines();
-        let counted = self.log_lines_dropped.get();
+        let counted = self.inner.log_lines_dropped.get();
         if dropped > counted {
-            self.log_lines_dropped.inc_by(dropped - counted);
+            self.inner.log_lines_dropped.inc_by(dropped - counted);
         }
         let mut out = Vec::new();
         if TextEncoder::new()
-            .encode(&self.registry.gather(), &mut out)
+            .encode(&self.inner.registry.gather(), &mut out)
             .is_err()
         {
             return String::new();

@@ -23,32 +23,46 @@ use crate::problem::Problem;
 use crate::serve::Limits;
 use crate::state::{AppState, read_body};
 
-/// The proxy listener's service: one handler for every request (no router), under the
-/// listener's [`Limits`].
+/// The client at the other end of a connection, with its address as `X-Forwarded-For` gets
+/// it (formatted once per connection, not per request).
 #[derive(Clone)]
-pub struct Proxy {
-    state: AppState,
-    limits: Limits,
+pub struct Peer {
+    ip: std::net::IpAddr,
+    forwarded_for: Option<HeaderValue>,
 }
+
+impl Peer {
+    /// The peer at `addr`.
+    pub fn new(addr: SocketAddr) -> Peer {
+        Peer {
+            ip: addr.ip(),
+            forwarded_for: HeaderValue::from_str(&addr.ip().to_string()).ok(),
+        }
+    }
+}
+
+/// The proxy listener's service: one handler for every request (no router), under the
+/// listener's [`Limits`]. Cheap to clone (one shared allocation).
+#[derive(Clone)]
+pub struct Proxy(std::sync::Arc<(AppState, Limits)>);
 
 impl Proxy {
     /// The proxy of `state`, with its own limits.
     pub fn new(state: AppState) -> Proxy {
         let limits = Limits::new(&state);
-        Proxy { state, limits }
+        Proxy(std::sync::Arc::new((state, limits)))
     }
 
     /// Evaluates a request from `peer`, then forwards or rejects it.
-    pub async fn serve(&self, peer: SocketAddr, request: hyper::Request<Incoming>) -> Response {
-        self.limits
-            .run(handle(&self.state, Some(peer), request))
-            .await
+    pub async fn serve(&self, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
+        let (state, limits) = &*self.0;
+        limits.run(handle(state, Some(peer), request)).await
     }
 }
 
 async fn handle(
     state: &AppState,
-    peer: Option<SocketAddr>,
+    peer: Option<&Peer>,
     request: hyper::Request<Incoming>,
 ) -> Response {
     let started = Instant::now();
@@ -116,7 +130,7 @@ async fn forward(
     state: &AppState,
     parts: axum::http::request::Parts,
     outgoing: Outgoing,
-    peer: Option<SocketAddr>,
+    peer: Option<&Peer>,
     decision: Decision,
     id: &str,
 ) -> Response {
@@ -190,10 +204,10 @@ async fn forward(
     }
     if let Some(peer) = peer {
         let xff = match prior_xff.as_ref().and_then(|v| v.to_str().ok()) {
-            Some(prior) => format!("{prior}, {}", peer.ip()),
-            None => peer.ip().to_string(),
+            Some(prior) => HeaderValue::from_str(&format!("{prior}, {}", peer.ip)).ok(),
+            None => peer.forwarded_for.clone(),
         };
-        if let Ok(v) = HeaderValue::from_str(&xff) {
+        if let Some(v) = xff {
             headers.insert(X_FORWARDED_FOR, v);
         }
     }

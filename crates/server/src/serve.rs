@@ -339,10 +339,10 @@ async fn accept_loop(
                 spawn_connection(name, graceful.watch(conn));
             }
             Serves::Proxy(proxy) => {
-                let proxy = proxy.clone();
+                let (proxy, peer) = (proxy.clone(), crate::proxy::Peer::new(peer));
                 let service = hyper::service::service_fn(move |request| {
-                    let proxy = proxy.clone();
-                    async move { Ok::<_, std::convert::Infallible>(proxy.serve(peer, request).await) }
+                    let (proxy, peer) = (proxy.clone(), peer.clone());
+                    async move { Ok::<_, std::convert::Infallible>(proxy.serve(&peer, request).await) }
                 });
                 let conn = serving.http.serve_connection(io, service);
                 spawn_connection(name, graceful.watch(conn));

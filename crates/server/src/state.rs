@@ -138,7 +138,10 @@ impl AppState {
         }
         let n = self.ids.next.fetch_add(1, Ordering::Relaxed);
         // 16 hex digits of the seed and 8 of the counter, which wraps: always 24.
-        format!("{:016x}{:08x}", self.ids.seed, n as u32)
+        let mut id = String::with_capacity(24);
+        push_hex(&mut id, self.ids.seed, 16);
+        push_hex(&mut id, u64::from(n as u32), 8);
+        id
     }
 
     /// A profile by name, or the default one.
@@ -195,6 +198,15 @@ impl AppState {
             status,
             duration_ms: seconds * 1000.0,
         });
+    }
+}
+
+/// Appends the `digits` low hex digits of `value`, lowercase, with leading zeros.
+fn push_hex(out: &mut String, value: u64, digits: u32) {
+    for k in (0..digits).rev() {
+        out.push(char::from(
+            b"0123456789abcdef"[((value >> (4 * k)) & 0xF) as usize],
+        ));
     }
 }
 
