@@ -2,6 +2,9 @@
 # Throughput and latency of utf8gate's proxy side by side with plain nginx proxy_pass, both in
 # front of the same loopback upstream from the peer harness (../shared/peers/modsec/), measured
 # with wrk in the same run, alternating. Prints ratios for docs/BENCHMARKS.md.
+# Also runs the floor: crates/server/examples/floor_proxy.rs, a bare forwarder on the same HTTP
+# stack and threading as utf8gate's proxy without anything of utf8gate, to tell the stack's
+# share of the gap to nginx from utf8gate's own.
 #
 # usage: bench/proxy.sh            (DUR=10s REPS=2 by default; needs root for apt)
 # The harness is read-only in shared/, so it is copied to a temporary folder and run from there;
@@ -9,26 +12,29 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DUR="${DUR:-10s}"; REPS="${REPS:-2}"
-WORK="$(mktemp -d)"; trap 'kill "${UG_PID:-0}" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
+WORK="$(mktemp -d)"; trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
 cp -r "$ROOT/../shared/peers/modsec" "$WORK/modsec"; chmod -R u+w "$WORK/modsec"
 cd "$WORK/modsec"
 ./install.sh >/dev/null
 python3 make_bodies.py >/dev/null
 PEER_RUN_DIR="$WORK/run" ./start.sh --pl 1 --allow-text-plain >/dev/null
-[ -x "$ROOT/target/release/utf8gate" ] || (cd "$ROOT" && cargo build --release -p utf8gate-server -q)
+(cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate --example floor_proxy)
+THREADS=$(nproc)
+"$ROOT/target/release/examples/floor_proxy" 127.0.0.1:18074 http://127.0.0.1:18081 "$THREADS" &
+FLOOR_PID=$!
 env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
     --proxy-addr 127.0.0.1:18084 --api-addr 127.0.0.1:18085 --admin-addr 127.0.0.1:18086 2>/dev/null &
 UG_PID=$!
 for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18086/healthz && break; sleep 0.1; done
 
-declare -A PORT=([nginx]=18080 [utf8gate]=18084)
+declare -A PORT=([nginx]=18080 [floor]=18074 [utf8gate]=18084)
 WORKLOADS=("get|get.lua||" "json16k|post.lua|payloads/json_16k.json|application/json"
            "json1m|post.lua|payloads/json_1m.json|application/json")
 declare -A RPS P50 P99
 for rep in $(seq 1 "$REPS"); do
   for w in "${WORKLOADS[@]}"; do
     IFS='|' read -r name script body ct <<<"$w"
-    for t in nginx utf8gate; do
+    for t in nginx floor utf8gate; do
       out=$(BODY_FILE="$PWD/$body" CT="$ct" timeout 60 wrk -t2 -c32 -d"$DUR" --timeout 10s --latency \
             -s "$PWD/$script" "http://127.0.0.1:${PORT[$t]}/" 2>&1 || true)
       non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
@@ -41,11 +47,13 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "| workload | nginx req/s | utf8gate req/s | utf8gate / nginx | nginx p50 / p99 | utf8gate p50 / p99 |"
-echo "|---|---|---|---|---|---|"
+echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | nginx p50 / p99 | floor p50 / p99 | utf8gate p50 / p99 |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
-  n=$(median <<<"${RPS[$name.nginx]}"); u=$(median <<<"${RPS[$name.utf8gate]}")
-  printf '| %s | %s | %s | %.2f× | %s / %s | %s / %s |\n' "$name" "$n" "$u" "$(echo "$u / $n" | bc -l)" \
-    "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
+  n=$(median <<<"${RPS[$name.nginx]}"); f=$(median <<<"${RPS[$name.floor]}"); u=$(median <<<"${RPS[$name.utf8gate]}")
+  printf '| %s | %s | %s | %s | %.2f× | %.2f× | %s / %s | %s / %s | %s / %s |\n' "$name" "$n" "$f" "$u" \
+    "$(echo "$f / $n" | bc -l)" "$(echo "$u / $n" | bc -l)" \
+    "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.floor]}" "${P99[$name.floor]}" \
+    "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
 done
