@@ -76,6 +76,42 @@ async fn allow_forwards_a_multilingual_request_byte_for_byte() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarding_headers_extend_a_prior_x_forwarded_for() {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start("", Some(&upstream.url())).await;
+    let with_prior = request(
+        "GET",
+        "/a",
+        &[("X-Forwarded-For", b"203.0.113.7, 198.51.100.2")],
+        b"",
+    );
+    let without = request("GET", "/b", &[], b"");
+
+    for sent in [&with_prior, &without, &with_prior] {
+        let response = exchange(gw.proxy, sent).await;
+        assert_eq!(response.status, 200, "{}", response.text());
+    }
+
+    let records = upstream.records();
+    let forwarded: Vec<_> = records
+        .iter()
+        .map(|r| r.header("x-forwarded-for").map(<[u8]>::to_vec))
+        .collect();
+    assert_eq!(
+        forwarded,
+        [
+            Some(b"203.0.113.7, 198.51.100.2, 127.0.0.1".to_vec()),
+            Some(b"127.0.0.1".to_vec()),
+            Some(b"203.0.113.7, 198.51.100.2, 127.0.0.1".to_vec()),
+        ]
+    );
+    assert!(
+        records.iter().all(|r| r.header("content-length").is_none()),
+        "a GET without a body gets no Content-Length"
+    );
+}
+
 // New allow / forwarding tests go here.
 
 // =============================================================================================
