@@ -181,6 +181,29 @@ fn check_field_inlined(
     at_body_start: bool,
     options: &CheckOptions,
 ) -> Vec<RawFinding> {
+    // Short printable ASCII (most paths, query values and headers) is valid UTF-8 with no
+    // control character and nothing any other character check looks for: only the traversal
+    // check can find something in it.
+    if bytes.len() <= 256 && bytes.iter().all(|&b| (0x20..0x7F).contains(&b)) {
+        let mut findings = Vec::new();
+        let known = traversal::Known {
+            text: core::str::from_utf8(bytes).ok(),
+            path_lookalike: None,
+        };
+        traversal::scan_with(part, bytes, &[], options.lookalikes, known, &mut findings);
+        return findings;
+    }
+    check_any_field(part, bytes, at_body_start, options)
+}
+
+/// [`check_field_inlined`] for any field, without the shortcut for printable ASCII.
+#[inline(always)]
+fn check_any_field(
+    part: crate::location::Part,
+    bytes: &[u8],
+    at_body_start: bool,
+    options: &CheckOptions,
+) -> Vec<RawFinding> {
     // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
     let whole;
     let (malformations, runs, text) = match utf8gate_codec::validate(bytes) {
@@ -323,7 +346,41 @@ mod tests {
         proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
     }
 
+    /// The shortcut still runs the traversal check.
+    #[test]
+    fn printable_ascii_shortcut_keeps_traversal() {
+        let options = super::CheckOptions {
+            lookalikes: super::lookalike::Table::Default,
+            max_nonstarters: 3,
+        };
+        let findings = super::check_field_inlined(Part::Path, b"/a/../etc/passwd", false, &options);
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.kind == crate::finding::FindingKind::DotSegment),
+            "{findings:?}"
+        );
+    }
+
     proptest! {
+        /// The shortcut for short printable ASCII finds what the full checks find.
+        #[test]
+        fn printable_ascii_shortcut_finds_what_the_checks_find(
+            text in "([ -~]|\\.\\./|%2[eEfF]|/\\.|\\.\\.\\\\){0,60}",
+            part in prop_oneof![Just(Part::Path), Just(Part::QueryValue), Just(Part::Header), Just(Part::JsonString)],
+        ) {
+            let options = super::CheckOptions {
+                lookalikes: super::lookalike::Table::Default,
+                max_nonstarters: 3,
+            };
+            let bytes = text.as_bytes();
+            prop_assume!(bytes.len() <= 256);
+            prop_assert_eq!(
+                super::check_field_inlined(part, bytes, false, &options),
+                super::check_any_field(part, bytes, false, &options)
+            );
+        }
+
         /// The AVX2 build of the checks finds exactly what the portable build finds (on a CPU
         /// without AVX2 there is only one build and nothing to compare).
         #[test]
