@@ -162,8 +162,28 @@ impl Location {
 
 /// The first `chars` characters of `text`, in one allocation of the right size.
 fn capped(text: &str, chars: usize) -> String {
+    // No more bytes than the cap: no more characters either.
+    if text.len() <= chars {
+        return text.to_string();
+    }
     match text.char_indices().nth(chars) {
         Some((end, _)) => text[..end].to_string(),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::capped;
+
+    /// Names are cut to a number of characters, never inside one.
+    #[test]
+    fn capped_counts_characters() {
+        assert_eq!(capped("abc", 3), "abc");
+        assert_eq!(capped("abcd", 3), "abc");
+        assert_eq!(capped("ééé", 3), "ééé", "6 bytes, 3 characters");
+        assert_eq!(capped("éééé", 3), "ééé");
+        assert_eq!(capped("日本語です", 2), "日本");
+        assert_eq!(capped("", 0), "");
     }
 }
