@@ -283,13 +283,7 @@ fn validate(
     let upstream = if url.is_empty() {
         None
     } else {
-        let valid = url.strip_prefix("http://").is_some_and(|rest| {
-            let host = rest.trim_end_matches('/');
-            !host.is_empty()
-                && !host.contains(['/', '?', '#', '@'])
-                && host.parse::<axum::http::uri::Authority>().is_ok()
-        });
-        if !valid {
+        if upstream_authority(&url).is_none() {
             return Err(bad(
                 "url",
                 format!("{url:?} must be http://host:port (no path, no https)"),
@@ -426,6 +420,16 @@ fn validate(
         log_level: raw.log.level,
         log_buffer_lines,
     })
+}
+
+/// The host and port of an upstream URL of the only form the configuration accepts,
+/// `http://host:port` (a trailing `/` allowed; no path, query, user or `https`), else `None`.
+pub fn upstream_authority(url: &str) -> Option<axum::http::uri::Authority> {
+    let host = url.strip_prefix("http://")?.trim_end_matches('/');
+    if host.is_empty() || host.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    host.parse().ok()
 }
 
 #[cfg(test)]

@@ -45,27 +45,15 @@ pub fn method(text: &str) -> Method {
 /// messages carry none, or only `Connection`: the names present are compared with the list
 /// once, and only those present are removed (a removal hashes the name).
 pub fn strip_hop_by_hop(map: &mut HeaderMap) {
-    // Bit i: HOP_BY_HOP[i] is present.
-    let mut present = 0u16;
-    for name in map.keys() {
-        // A match on the name's text: a length test, then one comparison.
-        let i = match name.as_str() {
-            "connection" => 0,
-            "keep-alive" => 1,
-            "proxy-connection" => 2,
-            "te" => 3,
-            "trailer" => 4,
-            "transfer-encoding" => 5,
-            "upgrade" => 6,
-            "proxy-authenticate" => 7,
-            "proxy-authorization" => 8,
-            _ => continue,
-        };
-        present |= 1 << i;
-    }
-    if present == 0 {
+    let is_hop_by_hop = |name: &str| HOP_BY_HOP.iter().any(|h| h.eq_ignore_ascii_case(name));
+    if !map.keys().any(|name| is_hop_by_hop(name.as_str())) {
         return;
     }
+    let present: Vec<HeaderName> = map
+        .keys()
+        .filter(|name| is_hop_by_hop(name.as_str()))
+        .cloned()
+        .collect();
     // Names that `Connection` lists besides the fixed ones (usually none: `keep-alive`).
     let named: Vec<HeaderName> = map
         .get_all(axum::http::header::CONNECTION)
@@ -73,38 +61,27 @@ pub fn strip_hop_by_hop(map: &mut HeaderMap) {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
-        .filter(|n| {
-            !n.is_empty()
-                && !HOP_BY_HOP
-                    .iter()
-                    .any(|h| h.as_str().eq_ignore_ascii_case(n))
-        })
+        .filter(|n| !n.is_empty() && !is_hop_by_hop(n))
         .filter_map(|n| HeaderName::from_bytes(n.as_bytes()).ok())
         .filter(|n| map.contains_key(n))
         .collect();
-    for (i, name) in HOP_BY_HOP.iter().enumerate() {
-        if present & (1 << i) != 0 {
-            map.remove(name);
-        }
-    }
-    for name in named {
+    for name in present.into_iter().chain(named) {
         map.remove(name);
     }
 }
 
-/// The hop-by-hop fields of RFC 9110 §7.6.1 (and their older kin), as ready header names: no
-/// parsing per request. [`strip_hop_by_hop`] matches their text in this order (a test checks
-/// it).
-static HOP_BY_HOP: [HeaderName; 9] = [
-    axum::http::header::CONNECTION,
-    HeaderName::from_static("keep-alive"),
-    HeaderName::from_static("proxy-connection"),
-    axum::http::header::TE,
-    axum::http::header::TRAILER,
-    axum::http::header::TRANSFER_ENCODING,
-    axum::http::header::UPGRADE,
-    axum::http::header::PROXY_AUTHENTICATE,
-    axum::http::header::PROXY_AUTHORIZATION,
+/// The hop-by-hop fields of RFC 9110 §7.6.1 (and their older kin), lowercase as header names
+/// are stored; compared as text, which costs a length test per name that is not one of them.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "proxy-authenticate",
+    "proxy-authorization",
 ];
 
 #[cfg(test)]
@@ -113,9 +90,9 @@ mod tests {
 
     #[test]
     fn each_hop_by_hop_name_is_stripped_alone() {
-        for name in &HOP_BY_HOP {
+        for name in HOP_BY_HOP {
             let mut map = HeaderMap::new();
-            map.insert(name.clone(), HeaderValue::from_static("x"));
+            map.insert(HeaderName::from_static(name), HeaderValue::from_static("x"));
             map.insert("x-keep", HeaderValue::from_static("1"));
             strip_hop_by_hop(&mut map);
             assert_eq!(map.len(), 1, "{name}");

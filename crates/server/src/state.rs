@@ -102,8 +102,7 @@ impl AppState {
         let upstream_authority = config
             .upstream
             .as_deref()
-            .and_then(|url| url.strip_prefix("http://"))
-            .and_then(|host| host.parse().ok());
+            .and_then(crate::config::upstream_authority);
         AppState {
             config: Arc::new(config),
             metrics: Metrics::new(),
