@@ -56,9 +56,9 @@ impl Limits {
         &self,
         handled: impl Future<Output = axum::response::Response>,
     ) -> axum::response::Response {
-        let guard = InFlight::new(self.in_flight.clone());
-        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
-            drop(guard);
+        // Both held until the response is ready (or the request is dropped).
+        let _in_flight = InFlight::new(self.in_flight.clone());
+        let Ok(_permit) = self.permits.clone().try_acquire_owned() else {
             return Problem::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "overloaded",
@@ -68,7 +68,7 @@ impl Limits {
             )
             .into_response();
         };
-        let response = match tokio::time::timeout(self.timeout, handled).await {
+        match tokio::time::timeout(self.timeout, handled).await {
             Ok(response) => response,
             Err(_) => Problem::new(
                 StatusCode::REQUEST_TIMEOUT,
@@ -78,10 +78,7 @@ impl Limits {
                 "-",
             )
             .into_response(),
-        };
-        drop(permit);
-        drop(guard);
-        response
+        }
     }
 }
 
@@ -110,12 +107,7 @@ impl tower::Service<axum::extract::Request> for Limited {
         let handled = self.inner.call(request);
         let limits = self.limits.clone();
         Box::pin(async move {
-            let handled = async move {
-                match handled.await {
-                    Ok(response) => response,
-                    Err(never) => match never {},
-                }
-            };
+            let handled = async move { handled.await.unwrap_or_else(|never| match never {}) };
             Ok(limits.run(handled).await)
         })
     }
