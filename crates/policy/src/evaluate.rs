@@ -32,9 +32,12 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
         lookalikes: profile.lookalikes,
         max_nonstarters: profile.limits.max_nonstarters,
     };
+    // A coded body is read as the backend reads it: decoded.
+    let (decoded, coding_finding) = layers::decoded(request, profile);
+    let request = decoded.as_ref().unwrap_or(request);
     let decomposed = layers::decompose(request, profile);
     let mut verdict = Collector::new(profile);
-    for (location, raw) in decomposed.structural {
+    for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");
     }
     let mut edits = Vec::new();
@@ -92,7 +95,11 @@ fn check_and_rewrite(
     let with_actions: Vec<_> = raws
         .into_iter()
         .map(|r| {
-            let action = profile.action(r.kind, part);
+            let action = match profile.action(r.kind, part) {
+                // A second reading is checked, never rewritten: the first one rewrites.
+                a if a.rewrites() && field.check_only => Action::Log,
+                a => a,
+            };
             (r, action)
         })
         .collect();

@@ -51,6 +51,9 @@ pub(crate) struct Field {
     pub(crate) at_body_start: bool,
     /// Findings of the decoding layers (escapes), in field offsets.
     pub(crate) layer_findings: Vec<crate::checks::RawFinding>,
+    /// A second reading of bytes another field already covers (a `text/plain` body read as
+    /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
+    pub(crate) check_only: bool,
 }
 
 impl Field {
@@ -69,6 +72,7 @@ impl Field {
             encoding: Encoding::Raw,
             at_body_start: false,
             layer_findings: Vec::new(),
+            check_only: false,
         }
     }
 }

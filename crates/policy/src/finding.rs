@@ -96,6 +96,26 @@ kinds! {
     MalformedBody = "malformed_body", Medium, "RFC 8259; RFC 7578";
     /// A configured limit (size, depth, parts, findings) was reached; the rest was not inspected.
     LimitExceeded = "limit_exceeded", High, "utf8gate limits";
+    /// A header that must appear once (`Host`, `Content-Type`, a part's `Content-Disposition`)
+    /// appears more than once, or `Content-Length` lines disagree: two readings of one request.
+    RepeatedHeader = "repeated_header", High, "RFC 9110 §5.3; RFC 9112 §3.2, §6.3; RFC 7578 §4.2";
+    /// A media-type or disposition parameter (`charset`, `boundary`, `name`, `filename`) given
+    /// more than once: parsers disagree on which one counts.
+    RepeatedParameter = "repeated_parameter", High, "RFC 9110 §5.6.6; RFC 7578 §4.2";
+    /// A parameter that parsers read differently: RFC 2231 continuations, backslash escapes in
+    /// a quoted string, an unterminated quote, `filename` and `filename*` that disagree.
+    AmbiguousParameter = "ambiguous_parameter", High, "RFC 2231 §3; RFC 9110 §5.6.4; RFC 7578 §4.2";
+    /// A `Host` that is not an ASCII reg-name, IPv4 address or IP literal with a numeric port
+    /// (escapes, controls, non-ASCII: IDNs must arrive as A-labels).
+    MalformedHost = "malformed_host", High, "RFC 9112 §3.2; RFC 3986 §3.2.2; RFC 5890 §2.3.2.1";
+    /// A content or transfer coding utf8gate does not decode (or the profile refuses codings),
+    /// codings stacked deeper than the limit, or a malformed coding list.
+    UnsupportedCoding = "unsupported_coding", Medium, "RFC 9110 §8.4, §15.5.16";
+    /// A coded body that does not decode: a corrupt or truncated gzip, deflate or brotli
+    /// stream, or bytes after its end.
+    CorruptCoding = "corrupt_coding", High, "RFC 9110 §8.4.1; RFC 1950; RFC 1951; RFC 1952; RFC 7932";
+    /// A multipart part with a `Content-Transfer-Encoding` other than 7bit, 8bit or binary.
+    TransferEncodedPart = "transfer_encoded_part", High, "RFC 7578 §4.7; RFC 2045 §6";
 }
 
 impl FindingKind {
@@ -118,6 +138,22 @@ impl FindingKind {
         MalformedKind::ALL
             .iter()
             .any(|&k| FindingKind::from_malformed(k) == self)
+    }
+
+    /// `true` for the kinds that mean "this request has more than one reading, or a layer
+    /// utf8gate does not read": no rewrite can fix them, every profile rejects them.
+    pub fn is_reading(self) -> bool {
+        use FindingKind::*;
+        matches!(
+            self,
+            RepeatedHeader
+                | RepeatedParameter
+                | AmbiguousParameter
+                | MalformedHost
+                | UnsupportedCoding
+                | CorruptCoding
+                | TransferEncodedPart
+        )
     }
 
     /// Parses a name produced by [`FindingKind::as_str`].

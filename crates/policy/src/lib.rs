@@ -37,8 +37,12 @@ mod verdict;
 pub use checks::lookalike::Table as LookalikeTable;
 pub use evaluate::{Evaluation, evaluate};
 pub use finding::{Action, Finding, FindingKind, Severity};
+pub use layers::coding;
 pub use location::{Location, LocationClass, Part};
-pub use profile::{Limits, Profile, ProfileError, Rule};
+pub use profile::{
+    CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
+    Readings, Rule,
+};
 pub use request::{ContentType, Mode, Request};
 pub use stream::BodyScan;
 pub use verdict::{Decision, Verdict};

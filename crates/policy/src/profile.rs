@@ -13,6 +13,9 @@ use crate::checks::lookalike::Table;
 use crate::finding::{Action, FindingKind};
 use crate::location::{LocationClass, Part};
 
+mod readings;
+pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings};
+
 /// Bounds on the work one evaluation may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -29,6 +32,14 @@ pub struct Limits {
     pub max_findings: usize,
     /// Longest run of combining characters before `excessive_combining` (UAX #15: 30).
     pub max_nonstarters: usize,
+    /// Most bytes a coded body may decode to (default 8 MiB; the server also caps it at its
+    /// `max_body_bytes`).
+    pub max_decoded_bytes: usize,
+    /// Most decoded bytes per coded byte, checked once a body has decoded to 64 KiB
+    /// (default 200; deflate's own maximum is about 1 032).
+    pub max_expansion_ratio: usize,
+    /// Most content and transfer codings applied to one body (default 2).
+    pub max_codings: usize,
 }
 
 impl Default for Limits {
@@ -40,6 +51,9 @@ impl Default for Limits {
             max_parameters: 1_000,
             max_findings: 100,
             max_nonstarters: 30,
+            max_decoded_bytes: 8 << 20,
+            max_expansion_ratio: 200,
+            max_codings: 2,
         }
     }
 }
@@ -82,6 +96,8 @@ pub struct Profile {
     pub scan_binary: bool,
     /// Work bounds.
     pub limits: Limits,
+    /// Which decoding layers are read (and how) beyond the default ones.
+    pub readings: Readings,
     rules: BTreeMap<FindingKind, Rule>,
 }
 
@@ -148,6 +164,7 @@ impl Profile {
             lookalikes: Table::Default,
             scan_binary: false,
             limits: Limits::default(),
+            readings: Readings::default(),
             rules,
         }
     }
@@ -174,6 +191,8 @@ impl Profile {
             let action = match kind {
                 k if k.is_malformed_utf8() => Replace,
                 FindingKind::LimitExceeded => Reject,
+                // Two readings of one request are not text to repair.
+                k if k.is_reading() => Reject,
                 _ => Log,
             };
             p.set(kind, Rule::everywhere(action));
@@ -243,6 +262,9 @@ impl Profile {
         if let Some(limits) = raw.limits {
             profile.limits = limits;
         }
+        if let Some(readings) = raw.readings {
+            profile.readings = readings;
+        }
         for (name, raw_rule) in raw.actions {
             let err = |message: String| ProfileError {
                 source: source.to_string(),
@@ -274,7 +296,8 @@ impl Profile {
             }
             profile.rules.insert(kind, rule);
         }
-        if profile.limits.max_findings == 0 || profile.limits.max_json_depth == 0 {
+        let l = &profile.limits;
+        if l.max_findings == 0 || l.max_json_depth == 0 || l.max_expansion_ratio == 0 {
             return Err(ProfileError {
                 source: source.to_string(),
                 line: line_of(text, "[limits]"),
@@ -301,6 +324,7 @@ struct RawProfile {
     lookalikes: Option<Table>,
     scan_binary: Option<bool>,
     limits: Option<Limits>,
+    readings: Option<Readings>,
     #[serde(default)]
     actions: BTreeMap<String, RawRule>,
 }
@@ -387,75 +411,4 @@ impl fmt::Display for ProfileError {
 impl std::error::Error for ProfileError {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strict_rules() {
-        let p = Profile::strict();
-        assert_eq!(p.action(FindingKind::Overlong, Part::Header), Reject);
-        assert_eq!(p.action(FindingKind::NotNfc, Part::QueryValue), Normalize);
-        assert_eq!(p.action(FindingKind::NotNfc, Part::Header), Log);
-        assert_eq!(p.action(FindingKind::Bom, Part::Body), Strip);
-        assert_eq!(
-            p.action(FindingKind::MisplacedBom, Part::QueryValue),
-            Reject
-        );
-        assert_eq!(p.action(FindingKind::MisplacedBom, Part::JsonString), Log);
-        assert_eq!(
-            Profile::windows_backend().action(FindingKind::Lookalike, Part::Path),
-            Reject
-        );
-        assert_eq!(
-            Profile::lossy().action(FindingKind::Truncated, Part::Body),
-            Replace
-        );
-        assert!(Profile::built_in("monitor").unwrap().monitor);
-        for name in Profile::BUILT_IN {
-            let p = Profile::built_in(name).unwrap();
-            for &kind in FindingKind::ALL {
-                let rule = p.rule(kind).unwrap();
-                assert!(
-                    kind.allowed_actions().contains(&rule.default),
-                    "{name} {kind}"
-                );
-                assert!(
-                    rule.classes
-                        .values()
-                        .all(|a| kind.allowed_actions().contains(a))
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn loads_toml_and_reports_errors_with_lines() {
-        let p = Profile::from_toml(
-            "name = \"mine\"\nbase = \"lossy\"\n[limits]\nmax_findings = 5\n[actions.not_nfc]\ndefault = \"log\"\nquery = \"normalize\"\n",
-            "mine.toml",
-        )
-        .unwrap();
-        assert_eq!(p.name, "mine");
-        assert_eq!(p.limits.max_findings, 5);
-        assert_eq!(p.limits.max_json_depth, 64);
-        assert_eq!(p.action(FindingKind::NotNfc, Part::QueryValue), Normalize);
-        assert_eq!(p.action(FindingKind::NotNfc, Part::Body), Log);
-        assert_eq!(p.action(FindingKind::Overlong, Part::Body), Replace);
-
-        let e = Profile::from_toml("name = \"x\"\n\nfrobnicate = 1\n", "bad.toml").unwrap_err();
-        assert_eq!((e.source.as_str(), e.line), ("bad.toml", 3), "{e}");
-        assert!(e.message.contains("frobnicate"), "{e}");
-        let e = Profile::from_toml(
-            "name = \"x\"\n[actions.overlong]\ndefault = \"normalize\"\n",
-            "f",
-        )
-        .unwrap_err();
-        assert_eq!(e.line, 2, "{e}");
-        let e = Profile::from_toml("name = \"x\"\n[actions.nope]\ndefault = \"log\"\n", "f")
-            .unwrap_err();
-        assert!(e.message.contains("nope"), "{e}");
-        let e =
-            Profile::from_toml("name = \"x\"\n[limits]\nmax_json_depth = -1\n", "f").unwrap_err();
-        assert_eq!(e.line, 3, "{e}");
-    }
-}
+mod tests;

@@ -4,10 +4,18 @@
 //! Written here rather than taken from a streaming parser because the policy needs the exact
 //! byte range of every part, header and parameter value in the body, which such parsers do not
 //! expose. It is bounded: at most `max_parts` parts, linear in the body.
+//!
+//! It also records every way a part can be read twice (RFC 7578 leaves room for parsers to
+//! differ, and they do): a repeated `Content-Disposition` or `Content-Type`, a repeated or
+//! continued parameter, escapes in quoted strings, `filename` and `filename*` that disagree, a
+//! folded header line, a boundary that also appears inside a part. The policy refuses those.
 
 use core::ops::Range;
 
-use crate::request::{split_params, trim};
+use crate::finding::FindingKind;
+use crate::layers::head::parameter_ambiguity;
+use crate::layers::percent;
+use crate::request::{ContentType, split_params, trim};
 
 /// One part: spans in the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,10 +28,18 @@ pub(crate) struct Part {
     pub(crate) filename: Option<Range<usize>>,
     /// Span of the percent-encoded tail of `filename*=charset'lang'...`.
     pub(crate) filename_ext: Option<Range<usize>>,
+    /// Span of the percent-encoded tail of `name*=charset'lang'...`.
+    pub(crate) name_ext: Option<Range<usize>>,
     /// The part's `Content-Type` essence, lowercase.
     pub(crate) content_type: Option<String>,
+    /// The part's `charset` parameter, lowercase.
+    pub(crate) charset: Option<String>,
+    /// The part's `Content-Transfer-Encoding`, lowercase.
+    pub(crate) transfer_encoding: Option<String>,
     /// Span of the content.
     pub(crate) content: Range<usize>,
+    /// Ways the part is read twice: body offset, kind, explanation.
+    pub(crate) ambiguities: Vec<(usize, FindingKind, String)>,
 }
 
 /// Why a body is not multipart as announced.
@@ -72,10 +88,10 @@ pub(crate) fn parts(
     close.extend_from_slice(&delimiter);
     let mut parts = Vec::new();
     let mut at = first + delimiter.len();
+    if body[at..].starts_with(b"--") {
+        return Ok(parts);
+    }
     loop {
-        if body[at..].starts_with(b"--") {
-            return Ok(parts);
-        }
         // Transport padding, then CRLF.
         while matches!(body.get(at), Some(b' ' | b'\t')) {
             at += 1;
@@ -97,8 +113,12 @@ pub(crate) fn parts(
             name: None,
             filename: None,
             filename_ext: None,
+            name_ext: None,
             content_type: None,
+            charset: None,
+            transfer_encoding: None,
             content: 0..0,
+            ambiguities: Vec::new(),
         };
         let mut line_start = at;
         while line_start < headers_end {
@@ -106,22 +126,19 @@ pub(crate) fn parts(
                 .unwrap_or(headers_end)
                 .min(headers_end);
             let line = &body[line_start..line_end];
+            if matches!(line.first(), Some(b' ' | b'\t')) {
+                return Err(malformed(line_start, "folded part header line"));
+            }
             let colon = line
                 .iter()
                 .position(|&b| b == b':')
                 .ok_or(malformed(line_start, "part header without ':'"))?;
-            let name = String::from_utf8_lossy(trim(&line[..colon])).to_ascii_lowercase();
-            let value = line_start + colon + 1..line_end;
-            if name == "content-disposition" {
-                disposition_params(body, value.clone(), &mut part);
-            } else if name == "content-type" {
-                let essence = body[value.clone()]
-                    .split(|&b| b == b';')
-                    .next()
-                    .unwrap_or_default();
-                part.content_type =
-                    Some(String::from_utf8_lossy(trim(essence)).to_ascii_lowercase());
+            if line[..colon].iter().any(|b| b.is_ascii_whitespace()) {
+                return Err(malformed(line_start, "white space in a part header name"));
             }
+            let name = String::from_utf8_lossy(&line[..colon]).to_ascii_lowercase();
+            let value = line_start + colon + 1..line_end;
+            header(body, &name, value.clone(), &mut part);
             part.headers.push((name, value));
             line_start = line_end + 2;
         }
@@ -133,6 +150,71 @@ pub(crate) fn parts(
         part.content = content_start..content_end;
         parts.push(part);
         at = content_end + close.len();
+        if body[at..].starts_with(b"--") {
+            // Every delimiter was found where it was expected; one anywhere else (after a bare
+            // LF, in the preamble or the epilogue) is a part boundary to some parser.
+            let seen = memchr::memmem::find_iter(body, &delimiter).count();
+            if seen != parts.len() + 1 {
+                return Err(malformed(
+                    at,
+                    "the boundary delimiter also appears inside a part, the preamble or the epilogue",
+                ));
+            }
+            return Ok(parts);
+        }
+    }
+}
+
+/// Records one part header: its parameters, and the ways it can be read twice.
+fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
+    let singleton = matches!(
+        name,
+        "content-disposition" | "content-type" | "content-transfer-encoding"
+    );
+    if singleton && part.headers.iter().any(|(n, _)| n == name) {
+        part.ambiguities.push((
+            value.start,
+            FindingKind::RepeatedHeader,
+            format!("a part with two {name} lines: parsers take the first or the last"),
+        ));
+        return;
+    }
+    if matches!(name, "content-disposition" | "content-type") {
+        if let Some((offset, kind, why)) = parameter_ambiguity(&body[value.clone()]) {
+            part.ambiguities.push((value.start + offset, kind, why));
+        }
+    }
+    match name {
+        "content-disposition" => disposition_params(body, value, part),
+        "content-type" => {
+            let ct = ContentType::parse(&body[value]);
+            part.charset = ct.charset();
+            part.content_type = Some(ct.essence);
+        }
+        "content-transfer-encoding" => {
+            part.transfer_encoding =
+                Some(String::from_utf8_lossy(trim(&body[value])).to_ascii_lowercase());
+        }
+        _ => {}
+    }
+}
+
+/// The value an application reads for `filename` (or `name`) when the part has both the plain
+/// and the RFC 8187 form: `None` when the two disagree.
+pub(crate) fn agreed_value(
+    body: &[u8],
+    plain: Option<Range<usize>>,
+    ext: Option<Range<usize>>,
+) -> Option<Vec<u8>> {
+    match (plain, ext) {
+        (Some(p), Some(e)) => {
+            let plain = unquote_inner(&body[p]);
+            let (ext, _) = percent::decode(&body[e], false);
+            (plain == ext).then_some(plain)
+        }
+        (Some(p), None) => Some(unquote_inner(&body[p])),
+        (None, Some(e)) => Some(percent::decode(&body[e], false).0),
+        (None, None) => Some(Vec::new()),
     }
 }
 
@@ -162,19 +244,43 @@ fn disposition_params(body: &[u8], value: Range<usize>, part: &mut Part) {
         match key.as_str() {
             "name" => part.name = Some(start..end),
             "filename" => part.filename = Some(start..end),
-            "filename*" => {
-                // charset'language'percent-encoded
-                let tail = body[start..end]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b == b'\'')
-                    .nth(1)
-                    .map(|(i, _)| start + i + 1);
-                part.filename_ext = tail.map(|t| t..end);
-            }
+            "filename*" => part.filename_ext = Some(ext_value_tail(body, start..end, part)),
+            "name*" => part.name_ext = Some(ext_value_tail(body, start..end, part)),
             _ => {}
         }
     }
+}
+
+/// The percent-encoded tail of an RFC 8187 `ext-value` (`charset'language'tail`); a charset
+/// other than UTF-8 is a reading utf8gate does not take.
+fn ext_value_tail(body: &[u8], value: Range<usize>, part: &mut Part) -> Range<usize> {
+    let v = &body[value.clone()];
+    let quotes: Vec<usize> = v
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\'')
+        .map(|(i, _)| i)
+        .take(2)
+        .collect();
+    let (Some(&first), Some(&second)) = (quotes.first(), quotes.get(1)) else {
+        part.ambiguities.push((
+            value.start,
+            FindingKind::AmbiguousParameter,
+            "an extended parameter without charset'language' prefix".to_string(),
+        ));
+        return value;
+    };
+    if !v[..first].eq_ignore_ascii_case(b"utf-8") {
+        part.ambiguities.push((
+            value.start,
+            FindingKind::ForeignCharset,
+            format!(
+                "extended parameter in charset {:?}",
+                String::from_utf8_lossy(&v[..first])
+            ),
+        ));
+    }
+    value.start + second + 1..value.end
 }
 
 /// Quoted-string content for a rewritten parameter value: `"` and `\` escaped.

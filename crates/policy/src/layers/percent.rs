@@ -14,6 +14,14 @@ pub(crate) fn hex_value(b: u8) -> Option<u8> {
     }
 }
 
+/// The byte two hex digits spell (`b"C0"` → `0xC0`); `None` unless exactly two hex digits.
+pub(crate) fn hex_pair(pair: &[u8]) -> Option<u8> {
+    match pair {
+        [h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
+        _ => None,
+    }
+}
+
 fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
     match bytes.get(i..i + 3)? {
         [b'%', h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),

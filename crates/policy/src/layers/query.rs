@@ -52,6 +52,7 @@ pub(crate) fn fields(
             encoding: Encoding::FormPercent,
             at_body_start: false,
             layer_findings: key_findings,
+            check_only: false,
         });
         if let Some(value_range) = value_range {
             let (value, findings) = percent::decode(&raw[value_range.clone()], true);
@@ -63,6 +64,7 @@ pub(crate) fn fields(
                 encoding: Encoding::FormPercent,
                 at_body_start: false,
                 layer_findings: findings,
+                check_only: false,
             });
         }
     }

@@ -1,0 +1,246 @@
+//! Bodies: read as their content type says, and under every other reading a backend may give
+//! them (a JSON-looking `text/plain` body is also read as JSON).
+
+use super::{Decomposed, json, multipart, query};
+use crate::checks::{Fix, RawFinding};
+use crate::field::{Container, Encoding, Field};
+use crate::finding::FindingKind;
+use crate::location::{Location, Part};
+use crate::profile::Profile;
+use crate::request::{ContentType, Request};
+
+const BINARY_PREFIXES: [&str; 4] = ["image/", "audio/", "video/", "font/"];
+const BINARY_TYPES: [&str; 6] = [
+    "application/octet-stream",
+    "application/zip",
+    "application/gzip",
+    "application/pdf",
+    "application/x-protobuf",
+    "application/grpc",
+];
+
+pub(crate) fn is_binary(essence: &str) -> bool {
+    BINARY_PREFIXES.iter().any(|p| essence.starts_with(p)) || BINARY_TYPES.contains(&essence)
+}
+
+/// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
+pub(crate) fn is_utf8_label(charset: &str) -> bool {
+    matches!(
+        charset,
+        "utf-8" | "utf8" | "us-ascii" | "ascii" | "unicode-1-1-utf-8"
+    )
+}
+
+/// Takes the body of `request` apart under its content type, and under the other readings a
+/// backend may give it.
+pub(crate) fn body(request: &Request, profile: &Profile, out: &mut Decomposed) {
+    let body = &request.body;
+    let ct = request
+        .content_type()
+        .unwrap_or_else(|| ContentType::parse(b""));
+    let scan_binary = profile.scan_binary || request.mode == Some(crate::request::Mode::Scan);
+    if let Some(charset) = ct.charset() {
+        if !is_utf8_label(&charset) {
+            out.structural(
+                Part::Body,
+                FindingKind::ForeignCharset,
+                0,
+                format!("declared charset {charset:?} is not UTF-8"),
+            );
+            if let Some(text) = super::parts::transcoded(profile, &charset, body, Part::Body, out) {
+                // The backend reads the transcoded text: check it under the same type.
+                let mut second = Decomposed::default();
+                typed(&text, &ct, profile, scan_binary, &mut second);
+                out.absorb_check_only(second);
+            }
+            return;
+        }
+    }
+    if !(is_binary(&ct.essence) && !scan_binary) {
+        typed(body, &ct, profile, scan_binary, out);
+    }
+    other_readings(body, &ct, profile, out);
+}
+
+/// The readings a body gets beyond its declared type: a body with no type, `text/plain` or
+/// `application/octet-stream` that parses as JSON is also read as JSON (its escapes decoded);
+/// a body with no type that looks URL-encoded is also read as a form.
+fn other_readings(body: &[u8], ct: &ContentType, profile: &Profile, out: &mut Decomposed) {
+    let untyped = ct.essence.is_empty();
+    if !(untyped || ct.essence == "text/plain" || ct.essence == "application/octet-stream") {
+        return;
+    }
+    let first = body.iter().find(|b| !b.is_ascii_whitespace());
+    let mut second = Decomposed::default();
+    if matches!(first, Some(b'{' | b'[' | b'"')) {
+        let limits = json::JsonLimits {
+            max_depth: profile.limits.max_json_depth,
+            max_strings: profile.limits.max_json_strings,
+        };
+        if let Ok(strings) = json::scan(body, limits) {
+            json_fields(strings, 0, &mut second);
+        }
+    } else if untyped
+        && body.contains(&b'=')
+        && !body
+            .iter()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    {
+        let (fields, _) = query::fields(
+            body,
+            Container::Body,
+            0,
+            true,
+            profile.limits.max_parameters,
+        );
+        second.fields.extend(fields);
+    }
+    out.absorb_check_only(second);
+}
+
+/// Fields of a body read as `ct` says.
+fn typed(
+    body: &[u8],
+    ct: &ContentType,
+    profile: &Profile,
+    scan_binary: bool,
+    out: &mut Decomposed,
+) {
+    if ct.is_json() {
+        json_body(body, profile, out);
+    } else if ct.is_form() {
+        let (fields, cut) = query::fields(
+            body,
+            Container::Body,
+            0,
+            true,
+            profile.limits.max_parameters,
+        );
+        out.fields.extend(fields);
+        if cut {
+            out.structural(
+                Part::FormKey,
+                FindingKind::LimitExceeded,
+                0,
+                format!("more than {} form fields", profile.limits.max_parameters),
+            );
+        }
+    } else if ct.is_multipart() {
+        super::parts::multipart_body(body, ct, profile, scan_binary, out);
+    } else {
+        whole_body(body, out);
+    }
+}
+
+pub(crate) fn whole_body(body: &[u8], out: &mut Decomposed) {
+    let mut field = Field::raw(
+        Location::part(Part::Body),
+        body,
+        Container::Body,
+        0..body.len(),
+    );
+    field.at_body_start = true;
+    out.fields.push(field);
+}
+
+fn json_body(body: &[u8], profile: &Profile, out: &mut Decomposed) {
+    let mut start = 0;
+    if body.starts_with(&utf8gate_codec::UTF8_BOM) {
+        // The document's signature is a field of its own, so that it can be stripped alone.
+        let mut bom = Field::raw(
+            Location::part(Part::Body),
+            &body[..3],
+            Container::Body,
+            0..3,
+        );
+        bom.at_body_start = true;
+        out.fields.push(bom);
+        start = 3;
+    }
+    let limits = json::JsonLimits {
+        max_depth: profile.limits.max_json_depth,
+        max_strings: profile.limits.max_json_strings,
+    };
+    match json::scan(&body[start..], limits) {
+        Ok(strings) => json_fields(strings, start, out),
+        Err(e) => {
+            let (kind, offset, message) = match e {
+                json::JsonError::Syntax { offset, message } => (
+                    FindingKind::MalformedBody,
+                    offset,
+                    format!("not JSON: {message} at byte {}", start + offset),
+                ),
+                json::JsonError::TooDeep { offset, limit } => (
+                    FindingKind::LimitExceeded,
+                    offset,
+                    format!("JSON nested deeper than {limit}"),
+                ),
+                json::JsonError::TooManyStrings { limit } => (
+                    FindingKind::LimitExceeded,
+                    0,
+                    format!("more than {limit} JSON strings"),
+                ),
+            };
+            out.structural(Part::Body, kind, start + offset, message);
+            // The application may still read it as text: check the bytes anyway.
+            let rest = &body[start..];
+            let mut field = Field::raw(
+                Location::part(Part::Body),
+                rest,
+                Container::Body,
+                start..body.len(),
+            );
+            field.at_body_start = start == 0;
+            out.fields.push(field);
+        }
+    }
+}
+
+/// The fields of a scanned JSON document whose first byte is at `start` of the body.
+fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decomposed) {
+    for s in strings {
+        let part = if s.is_key {
+            Part::JsonKey
+        } else {
+            Part::JsonString
+        };
+        let mut layer_findings = Vec::new();
+        for &(at, unit) in &s.lone_surrogates {
+            layer_findings.push(RawFinding::new(
+                FindingKind::EscapedSurrogate,
+                at,
+                &s.value[at..(at + 3).min(s.value.len())],
+                Fix::None,
+                Some(utf8gate_codec::format_scalar(u32::from(unit))),
+                format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
+            ));
+        }
+        out.fields.push(Field {
+            location: Location::part(part).with_pointer(&s.pointer),
+            bytes: s.value,
+            container: Container::Body,
+            span: start + s.raw.start..start + s.raw.end,
+            encoding: Encoding::JsonString,
+            at_body_start: false,
+            layer_findings,
+            check_only: false,
+        });
+    }
+}
+
+pub(crate) fn quoted_field(
+    body: &[u8],
+    location: Location,
+    span: core::ops::Range<usize>,
+) -> Field {
+    Field {
+        location,
+        bytes: multipart::unquote_inner(&body[span.clone()]),
+        container: Container::Body,
+        span,
+        encoding: Encoding::Quoted,
+        at_body_start: false,
+        layer_findings: Vec::new(),
+        check_only: false,
+    }
+}

@@ -1,0 +1,261 @@
+//! The request head as backends read it: headers that must appear once, media types whose
+//! parameters must appear once, and `Host`. Where two readings are possible (the first or the
+//! last of two `Host` lines, of two `boundary` parameters), the request is refused: the
+//! gateway cannot know which one the backend takes.
+
+use super::Decomposed;
+use crate::finding::FindingKind;
+use crate::location::Part;
+use crate::request::{Request, split_params, trim};
+
+/// Headers a request carries at most once (RFC 9110 §5.3: only list-valued fields may repeat).
+const SINGLETONS: [&str; 3] = ["host", "content-type", "authorization"];
+
+/// Checks the head of `request`. `with_host` is false for scanned uploads, whose head is the
+/// scan call's, not the application's.
+pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
+    for name in SINGLETONS {
+        let count = request
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .count();
+        if count > 1 && (with_host || name != "host") {
+            out.structural_named(
+                Part::Header,
+                name,
+                FindingKind::RepeatedHeader,
+                0,
+                format!("{name} appears {count} times: backends take the first or the last"),
+            );
+        }
+    }
+    content_lengths(request, out);
+    for (name, value) in &request.headers {
+        if name.eq_ignore_ascii_case("content-type") {
+            media_type_parameters(value, Part::Header, name, out);
+        }
+        if with_host && name.eq_ignore_ascii_case("host") {
+            if let Err((offset, why)) = host(value) {
+                out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
+            }
+        }
+    }
+}
+
+/// `Content-Length` lines (and list elements) that disagree (RFC 9112 §6.3).
+fn content_lengths(request: &Request, out: &mut Decomposed) {
+    let mut seen: Option<&[u8]> = None;
+    for (name, value) in &request.headers {
+        if !name.eq_ignore_ascii_case("content-length") {
+            continue;
+        }
+        for element in value.split(|&b| b == b',') {
+            let element = trim(element);
+            let numeric = !element.is_empty() && element.iter().all(u8::is_ascii_digit);
+            match seen {
+                _ if !numeric => {}
+                None => seen = Some(element),
+                Some(first) if first == element => {}
+                Some(_) => {
+                    out.structural_named(
+                        Part::Header,
+                        "content-length",
+                        FindingKind::RepeatedHeader,
+                        0,
+                        "Content-Length values disagree".to_string(),
+                    );
+                    return;
+                }
+            }
+            if !numeric {
+                out.structural_named(
+                    Part::Header,
+                    "content-length",
+                    FindingKind::RepeatedHeader,
+                    0,
+                    "Content-Length is not a decimal number".to_string(),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// A media type (`Content-Type` of the request or of a part) whose parameters are read two
+/// ways: a parameter given twice, an unterminated quoted string, a backslash escape.
+pub(crate) fn media_type_parameters(value: &[u8], part: Part, name: &str, out: &mut Decomposed) {
+    if let Some((offset, kind, why)) = parameter_ambiguity(value) {
+        out.structural_named(part, name, kind, offset, why);
+    }
+}
+
+/// The first way the parameters of a header value (`type; a=1; b="2"`) can be read twice.
+pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, String)> {
+    if value.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+        let at = value.iter().position(|&b| b == b'"').unwrap_or(0);
+        return Some((
+            at,
+            FindingKind::AmbiguousParameter,
+            "an unterminated quoted string".to_string(),
+        ));
+    }
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    let mut offset = 0;
+    for piece in split_params(value).skip(1) {
+        offset += piece.len() + 1;
+        let Some(eq) = piece.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        let key = trim(&piece[..eq]).to_ascii_lowercase();
+        let raw = trim(&piece[eq + 1..]);
+        if raw.first() == Some(&b'"') && raw.contains(&b'\\') {
+            return Some((
+                offset,
+                FindingKind::AmbiguousParameter,
+                format!(
+                    "backslash in the quoted {} parameter: parsers differ on escapes",
+                    String::from_utf8_lossy(&key)
+                ),
+            ));
+        }
+        // RFC 2231 continuations (`name*0`, `name*1*`) are joined by some parsers only.
+        let base = match key.iter().position(|&b| b == b'*') {
+            Some(star) if key[star + 1..].first().is_some_and(u8::is_ascii_digit) => {
+                return Some((
+                    offset,
+                    FindingKind::AmbiguousParameter,
+                    format!(
+                        "RFC 2231 continuation {}: parsers differ on joining it",
+                        String::from_utf8_lossy(&key)
+                    ),
+                ));
+            }
+            _ => key,
+        };
+        if names.contains(&base) {
+            return Some((
+                offset,
+                FindingKind::RepeatedParameter,
+                format!(
+                    "parameter {} given twice: parsers take the first or the last",
+                    String::from_utf8_lossy(&base)
+                ),
+            ));
+        }
+        names.push(base);
+    }
+    None
+}
+
+/// RFC 9112 §3.2 / RFC 3986 §3.2.2: an IP literal, or a reg-name of letters, digits, `-`, `.`,
+/// `_` and `~` (A-labels for IDNs), then an optional numeric port. Escapes, controls, other
+/// punctuation and non-ASCII bytes are refused: nothing legitimate needs them in a host name.
+pub(crate) fn host(value: &[u8]) -> Result<(), (usize, String)> {
+    let (name_end, port_at) = if value.first() == Some(&b'[') {
+        let close = value
+            .iter()
+            .position(|&b| b == b']')
+            .ok_or((0, "an IP literal without ']'".to_string()))?;
+        let inner = &value[1..close];
+        if inner.is_empty()
+            || !inner
+                .iter()
+                .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        {
+            return Err((
+                1,
+                "an IP literal with other than hex digits, ':' and '.'".into(),
+            ));
+        }
+        (close + 1, close + 1)
+    } else {
+        let end = value.iter().position(|&b| b == b':').unwrap_or(value.len());
+        if let Some(bad) = value[..end]
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')))
+        {
+            return Err((
+                bad,
+                format!(
+                    "byte 0x{:02X} in the host name (only ASCII letters, digits, '-', '.', '_', '~')",
+                    value[bad]
+                ),
+            ));
+        }
+        (end, end)
+    };
+    match &value[port_at..] {
+        [] => Ok(()),
+        [b':', port @ ..] if port.len() <= 5 && port.iter().all(u8::is_ascii_digit) => Ok(()),
+        _ => Err((name_end, "a port that is not up to five digits".to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        for ok in [
+            &b"example.com"[..],
+            b"localhost:8080",
+            b"127.0.0.1:80",
+            b"[::1]:8080",
+            b"[2001:db8::1]",
+            b"xn--bcher-kva.example",
+            b"",
+            b"a_b.internal:",
+        ] {
+            assert_eq!(host(ok), Ok(()), "{}", String::from_utf8_lossy(ok));
+        }
+        for bad in [
+            &b"b\xC3\xBCcher.example"[..],
+            b"ex%61mple.com",
+            b"a b",
+            b"a\x00b",
+            b"host:80x",
+            b"host:123456",
+            b"[::1",
+            b"[zz]",
+            b"a,b",
+            b"a@b",
+            b"a/b",
+        ] {
+            assert!(host(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn parameters() {
+        let kind = |v: &[u8]| parameter_ambiguity(v).map(|(_, k, _)| k);
+        assert_eq!(kind(b"multipart/form-data; boundary=abc"), None);
+        assert_eq!(kind(b"text/plain; charset=\"utf-8\""), None);
+        assert_eq!(
+            kind(b"multipart/form-data; boundary=a; Boundary=b"),
+            Some(FindingKind::RepeatedParameter)
+        );
+        assert_eq!(
+            kind(b"text/plain; charset=utf-8; charset=latin1"),
+            Some(FindingKind::RepeatedParameter)
+        );
+        assert_eq!(
+            kind(b"form-data; name=\"a\"; filename*0=\"x\"; filename*1=\"y\""),
+            Some(FindingKind::AmbiguousParameter)
+        );
+        assert_eq!(
+            kind(b"form-data; name=\"a\\\"b\""),
+            Some(FindingKind::AmbiguousParameter)
+        );
+        assert_eq!(
+            kind(b"form-data; name=\"a"),
+            Some(FindingKind::AmbiguousParameter)
+        );
+        // filename and filename* are different parameters (their agreement is checked apart).
+        assert_eq!(
+            kind(b"form-data; name=a; filename=x; filename*=UTF-8''x"),
+            None
+        );
+    }
+}

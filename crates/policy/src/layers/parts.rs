@@ -1,0 +1,344 @@
+//! A `multipart/form-data` body as fields, read every way a backend reads it: the agreed
+//! name and filename, every part header, the content (decoded when a profile opts in to
+//! transfer encodings or foreign charsets), and every ambiguity of the splitter refused.
+
+use super::body::{is_binary, is_utf8_label, quoted_field, whole_body};
+use super::{Decomposed, multipart, percent};
+use crate::field::{Container, Encoding, Field};
+use crate::finding::FindingKind;
+use crate::location::{Location, Part};
+use crate::profile::{CharsetReading, PartEncodingReading, Profile};
+use crate::request::{ContentType, trim};
+
+/// The fields of a multipart body.
+pub(crate) fn multipart_body(
+    body: &[u8],
+    ct: &ContentType,
+    profile: &Profile,
+    scan_binary: bool,
+    out: &mut Decomposed,
+) {
+    let boundary = ct.param("boundary").unwrap_or_default();
+    let parts = match multipart::parts(body, boundary, profile.limits.max_multipart_parts) {
+        Ok(parts) => parts,
+        Err(multipart::MultipartError::Malformed { offset, message }) => {
+            out.structural(
+                Part::Body,
+                FindingKind::MalformedBody,
+                offset,
+                format!("not multipart: {message}"),
+            );
+            whole_body(body, out);
+            return;
+        }
+        Err(multipart::MultipartError::TooManyParts { limit }) => {
+            out.structural(
+                Part::Body,
+                FindingKind::LimitExceeded,
+                0,
+                format!("more than {limit} multipart parts"),
+            );
+            return;
+        }
+    };
+    for (index, part) in parts.iter().enumerate() {
+        let name = multipart::agreed_value(body, part.name.clone(), part.name_ext.clone());
+        let filename =
+            multipart::agreed_value(body, part.filename.clone(), part.filename_ext.clone());
+        let name_bytes = name.clone().unwrap_or_default();
+        let location = |p: Part| Location::part(p).with_name(&name_bytes).with_index(index);
+        for (offset, kind, message) in &part.ambiguities {
+            out.structural_at(
+                location(Part::MultipartHeader),
+                *kind,
+                *offset,
+                message.clone(),
+            );
+        }
+        if name.is_none() || filename.is_none() {
+            let which = if name.is_none() { "name" } else { "filename" };
+            out.structural_at(
+                location(Part::MultipartHeader),
+                FindingKind::AmbiguousParameter,
+                0,
+                format!("{which} and {which}* disagree: parsers take one or the other"),
+            );
+        }
+        parameter_fields(body, part, &location, out);
+        for (header, r) in &part.headers {
+            if header == "content-disposition" {
+                continue;
+            }
+            let mut loc = location(Part::MultipartHeader);
+            loc.name = Some(header.clone());
+            out.fields.push(Field::raw(
+                loc,
+                &body[r.clone()],
+                Container::Body,
+                r.clone(),
+            ));
+        }
+        let content = &body[part.content.clone()];
+        if name_bytes == b"_charset_" {
+            let label = String::from_utf8_lossy(trim(content)).to_ascii_lowercase();
+            if !is_utf8_label(&label) {
+                out.structural_at(
+                    location(Part::MultipartContent),
+                    FindingKind::ForeignCharset,
+                    part.content.start,
+                    format!("the _charset_ field names {label:?}: form fields are read in it"),
+                );
+            }
+        }
+        // A part without a filename is a form field to every framework, whatever type it
+        // declares: its content is always read. A file part is read when it is text.
+        let is_file = part.filename.is_some() || part.filename_ext.is_some();
+        let textual = part
+            .content_type
+            .as_deref()
+            .is_none_or(|t| ContentType::parse(t.as_bytes()).is_textual() || !is_binary(t));
+        if !(textual || scan_binary || !is_file) {
+            continue;
+        }
+        let mut field = Field::raw(
+            location(Part::MultipartContent),
+            content,
+            Container::Body,
+            part.content.clone(),
+        );
+        field.at_body_start = true;
+        match transfer_decoded(profile, part, content, &location, out) {
+            Some(decoded) => {
+                // The backend reads the decoded bytes; the coded ones are what is forwarded.
+                field.check_only = true;
+                out.fields.push(field);
+                check_only_content(profile, part, decoded, &location, out);
+            }
+            None => {
+                if let Some(charset) = part.charset.as_deref().filter(|c| !is_utf8_label(c)) {
+                    out.structural_at(
+                        location(Part::MultipartContent),
+                        FindingKind::ForeignCharset,
+                        part.content.start,
+                        format!("part charset {charset:?} is not UTF-8"),
+                    );
+                    if let Some(text) =
+                        transcoded(profile, charset, content, Part::MultipartContent, out)
+                    {
+                        push_check_only(location(Part::MultipartContent), text, out);
+                    }
+                    continue;
+                }
+                out.fields.push(field);
+            }
+        }
+    }
+}
+
+/// The `name`, `filename`, `name*` and `filename*` parameters as fields.
+fn parameter_fields(
+    body: &[u8],
+    part: &multipart::Part,
+    location: &dyn Fn(Part) -> Location,
+    out: &mut Decomposed,
+) {
+    if let Some(r) = part.name.clone() {
+        out.fields
+            .push(quoted_field(body, location(Part::MultipartName), r));
+    }
+    if let Some(r) = part.filename.clone() {
+        out.fields
+            .push(quoted_field(body, location(Part::MultipartFilename), r));
+    }
+    for (ext, p) in [
+        (&part.name_ext, Part::MultipartName),
+        (&part.filename_ext, Part::MultipartFilename),
+    ] {
+        if let Some(r) = ext.clone() {
+            let (bytes, layer_findings) = percent::decode(&body[r.clone()], false);
+            out.fields.push(Field {
+                location: location(p),
+                bytes,
+                container: Container::Body,
+                span: r,
+                encoding: Encoding::ExtValue,
+                at_body_start: false,
+                layer_findings,
+                check_only: false,
+            });
+        }
+    }
+}
+
+/// The content of a part with a `Content-Transfer-Encoding`, decoded when the profile opts in;
+/// `None` for 7bit, 8bit and binary (or no header). Refused otherwise.
+fn transfer_decoded(
+    profile: &Profile,
+    part: &multipart::Part,
+    content: &[u8],
+    location: &dyn Fn(Part) -> Location,
+    out: &mut Decomposed,
+) -> Option<Vec<u8>> {
+    let cte = part.transfer_encoding.as_deref()?;
+    if matches!(cte, "7bit" | "8bit" | "binary") {
+        return None;
+    }
+    let decoded = match (profile.readings.multipart_transfer_encoding, cte) {
+        (PartEncodingReading::Decode, "base64") => decode_base64(content),
+        (PartEncodingReading::Decode, "quoted-printable") => Some(decode_quoted_printable(content)),
+        _ => None,
+    };
+    if decoded.is_none() {
+        out.structural_at(
+            location(Part::MultipartHeader),
+            FindingKind::TransferEncodedPart,
+            part.content.start,
+            format!(
+                "Content-Transfer-Encoding {cte:?} (RFC 7578 §4.7): backends decode it, or not"
+            ),
+        );
+    }
+    // A refused part still has its coded bytes checked as they are.
+    decoded
+}
+
+/// Checks a decoded part content as the backend reads it (its charset applied).
+fn check_only_content(
+    profile: &Profile,
+    part: &multipart::Part,
+    decoded: Vec<u8>,
+    location: &dyn Fn(Part) -> Location,
+    out: &mut Decomposed,
+) {
+    match part.charset.as_deref().filter(|c| !is_utf8_label(c)) {
+        Some(charset) => {
+            out.structural_at(
+                location(Part::MultipartContent),
+                FindingKind::ForeignCharset,
+                part.content.start,
+                format!("part charset {charset:?} is not UTF-8"),
+            );
+            if let Some(text) = transcoded(profile, charset, &decoded, Part::MultipartContent, out)
+            {
+                push_check_only(location(Part::MultipartContent), text, out);
+            }
+        }
+        None => push_check_only(location(Part::MultipartContent), decoded, out),
+    }
+}
+
+fn push_check_only(location: Location, bytes: Vec<u8>, out: &mut Decomposed) {
+    let len = bytes.len();
+    let mut field = Field::raw(location, &[], Container::Body, 0..len);
+    field.bytes = bytes;
+    field.at_body_start = true;
+    field.check_only = true;
+    out.fields.push(field);
+}
+
+/// `bytes` transcoded from `charset` to UTF-8 when the profile opts in; a label that is not a
+/// WHATWG encoding, or bytes that do not decode in it, are reported (`foreign_charset`).
+pub(crate) fn transcoded(
+    profile: &Profile,
+    charset: &str,
+    bytes: &[u8],
+    part: Part,
+    out: &mut Decomposed,
+) -> Option<Vec<u8>> {
+    if profile.readings.charsets != CharsetReading::Transcode {
+        return None;
+    }
+    let text = encoding_rs::Encoding::for_label(charset.as_bytes()).and_then(|encoding| {
+        encoding
+            .decode_without_bom_handling_and_without_replacement(bytes)
+            .map(|t| t.into_owned().into_bytes())
+    });
+    if text.is_none() {
+        out.structural(
+            part,
+            FindingKind::ForeignCharset,
+            0,
+            format!("charset {charset:?} is unknown, or the bytes do not decode in it"),
+        );
+    }
+    text
+}
+
+/// RFC 2045 §6.8 base64; white space ignored; `None` if it is not base64.
+fn decode_base64(content: &[u8]) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = content
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let body = digits
+        .strip_suffix(b"==")
+        .or_else(|| digits.strip_suffix(b"="))
+        .unwrap_or(&digits);
+    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &b in body {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// RFC 2045 §6.7 quoted-printable: `=XX` escapes and soft line breaks; a malformed `=` is kept
+/// as it is (as Python's `quopri` does).
+fn decode_quoted_printable(content: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(content.len());
+    let mut i = 0;
+    while i < content.len() {
+        if content[i] == b'=' {
+            if content[i + 1..].starts_with(b"\r\n") {
+                i += 3;
+                continue;
+            }
+            if content[i + 1..].starts_with(b"\n") {
+                i += 2;
+                continue;
+            }
+            let hex = content.get(i + 1..i + 3).and_then(percent::hex_pair);
+            if let Some(v) = hex {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(content[i]);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_and_quoted_printable() {
+        assert_eq!(
+            decode_base64(b"wK7ArlwvZXRj\r\n").as_deref(),
+            Some(&b"\xC0\xAE\xC0\xAE\\/etc"[..])
+        );
+        assert_eq!(decode_base64(b"YQ==").as_deref(), Some(&b"a"[..]));
+        assert_eq!(decode_base64(b"Y*=="), None);
+        assert_eq!(
+            decode_quoted_printable(b"a=C0=AE=\r\nb=zz"),
+            b"a\xC0\xAEb=zz"
+        );
+    }
+}

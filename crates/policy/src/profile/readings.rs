@@ -1,0 +1,83 @@
+//! Which readings of a request a profile takes: content codings, transfer-encoded multipart
+//! parts, foreign charsets and the path semantics of the backend. A layer utf8gate does not
+//! read is refused, never passed on unread.
+
+use serde::Deserialize;
+
+/// Content and transfer codings of a body (`gzip`, `deflate`, `br`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CodingReading {
+    /// Decode (within the limits) and check the decoded body (default).
+    #[default]
+    Inspect,
+    /// Refuse every coded body (`unsupported_coding`).
+    Refuse,
+}
+
+/// Multipart parts with `Content-Transfer-Encoding: base64` or `quoted-printable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartEncodingReading {
+    /// Refuse them (`transfer_encoded_part`; RFC 7578 §4.7 forbids senders to use it) (default).
+    #[default]
+    Refuse,
+    /// Decode the part and check the decoded content too (backends such as Python's `email`
+    /// decode it).
+    Decode,
+}
+
+/// Bodies and parts whose charset is not UTF-8 or US-ASCII, and the `_charset_` form field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CharsetReading {
+    /// Report `foreign_charset` (rejected by the built-in profiles) (default).
+    #[default]
+    Refuse,
+    /// Transcode to UTF-8 (WHATWG encodings) and check the transcoded text as well; an unknown
+    /// label is still `foreign_charset`.
+    Transcode,
+}
+
+/// How the backend reads path segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathBackend {
+    /// The union of the others: whatever any of them reads as a dot-segment or a separator
+    /// counts (default).
+    #[default]
+    Generic,
+    /// Servlet containers and Spring: `;` path parameters are removed from each segment before
+    /// dot-segments are resolved (`..;x` is `..`); `\` is a separator.
+    Servlet,
+    /// IIS and ASP.NET: `\` is a separator; `;` is ordinary.
+    Iis,
+    /// RFC 3986 only: `/` is the one separator, `;` and `\` are ordinary.
+    Rfc3986,
+}
+
+impl PathBackend {
+    /// `true` if `;` starts a path parameter that the backend removes from its segment.
+    pub fn strips_path_parameters(self) -> bool {
+        matches!(self, PathBackend::Generic | PathBackend::Servlet)
+    }
+
+    /// `true` if `\` separates segments.
+    pub fn backslash_separates(self) -> bool {
+        !matches!(self, PathBackend::Rfc3986)
+    }
+}
+
+/// The readings a profile takes (`[readings]` in a profile's TOML).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Readings {
+    /// Content and transfer codings.
+    pub content_codings: CodingReading,
+    /// Transfer-encoded multipart parts.
+    pub multipart_transfer_encoding: PartEncodingReading,
+    /// Foreign charsets.
+    pub charsets: CharsetReading,
+    /// Path semantics.
+    pub path_backend: PathBackend,
+}
