@@ -1,6 +1,8 @@
 //! Real text in twelve scripts, in every location, passes the default and Windows profiles
 //! untouched with zero findings: the false-positive half of the comparison with the peers.
 
+use std::io::Write;
+
 use utf8gate_policy::{Decision, Profile, Request, evaluate};
 
 /// Each text is NFC (checked with Python's unicodedata when written, and by this test through
@@ -103,7 +105,78 @@ fn requests(text: &str) -> Vec<(&'static str, Request)> {
         ),
         ("multipart content", multipart(b, b"notes.txt")),
         ("multipart filename", multipart(b"hello", b)),
+        (
+            "json gzip",
+            coded("application/json", "gzip", &json_string(text), gzip),
+        ),
+        (
+            "text br",
+            coded("text/plain; charset=utf-8", "br", b, brotli),
+        ),
+        (
+            "form deflate",
+            coded(
+                "application/x-www-form-urlencoded",
+                "deflate",
+                &[&b"a=1&comment="[..], &pct(b)].concat(),
+                zlib,
+            ),
+        ),
+        ("browser multipart", browser_multipart(text)),
+        (
+            "path parameters",
+            Request::new(
+                "GET",
+                &[&b"/shop;v=1/"[..], &pct(b), b";jsessionid=AB12"].concat(),
+            )
+            .header("Host", b"shop.example:8443"),
+        ),
+        (
+            "untyped json",
+            Request::new("POST", b"/j").body(&json_string(text)),
+        ),
     ]
+}
+
+fn coded(content_type: &str, coding: &str, body: &[u8], code: fn(&[u8]) -> Vec<u8>) -> Request {
+    Request::new("POST", b"/c")
+        .header("Content-Type", content_type.as_bytes())
+        .header("Content-Encoding", coding.as_bytes())
+        .body(&code(body))
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn brotli(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::CompressorWriter::new(&mut out, 4096, 5, 22)
+        .write_all(data)
+        .unwrap();
+    out
+}
+
+/// The shape Chrome and Firefox send: a WebKit boundary, a text field, a file with its type.
+fn browser_multipart(text: &str) -> Request {
+    let boundary = "----WebKitFormBoundaryq8KXbSeW2eGZ4ZxT";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n{text}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"{text}.txt\"\r\nContent-Type: text/plain\r\n\r\n{text}\n{text}\r\n--{boundary}--\r\n"
+    );
+    Request::new("POST", b"/upload")
+        .header(
+            "Content-Type",
+            format!("multipart/form-data; boundary={boundary}").as_bytes(),
+        )
+        .body(body.as_bytes())
 }
 
 #[test]
