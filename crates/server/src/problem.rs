@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use utf8gate_policy::Verdict;
+use utf8gate_policy::{Action, FindingKind, Verdict};
 
 /// The media type of problem details.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -84,6 +84,28 @@ impl Problem {
     }
 }
 
+/// The status of a rejected request: `configured` (`policy.reject_status`), except 415
+/// Unsupported Media Type (RFC 9110 §15.5.16) when every finding that rejects it is
+/// `unsupported_coding`: the request is refused for a coding utf8gate does not read, not for
+/// what it contains. When findings were left off the verdict, every kind counted must be
+/// `unsupported_coding` too (an unlisted finding could reject for another reason).
+pub fn reject_status(verdict: &Verdict, configured: StatusCode) -> StatusCode {
+    let mut rejecting = verdict
+        .findings
+        .iter()
+        .filter(|f| f.action == Action::Reject)
+        .peekable();
+    let coding = FindingKind::UnsupportedCoding.as_str();
+    let only_coding = rejecting.peek().is_some()
+        && rejecting.all(|f| f.kind == FindingKind::UnsupportedCoding)
+        && (!verdict.findings_truncated || verdict.counts.keys().all(|k| k == coding));
+    if only_coding {
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    } else {
+        configured
+    }
+}
+
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -96,5 +118,73 @@ impl IntoResponse for Problem {
             response.headers_mut().insert(crate::REQUEST_ID, id);
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use utf8gate_policy::{Decision, Profile, Request, evaluate};
+
+    use super::*;
+
+    fn verdict(target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Verdict {
+        let mut request = Request::new("POST", target);
+        request.headers = headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_vec()))
+            .collect();
+        request.body = body.to_vec();
+        let verdict = evaluate(&Profile::strict(), &request).verdict;
+        assert_eq!(verdict.decision, Decision::Reject, "{verdict:?}");
+        verdict
+    }
+
+    const TEXT: (&str, &[u8]) = ("content-type", b"text/plain");
+
+    #[test]
+    fn only_unsupported_codings_are_415() {
+        let configured = StatusCode::from_u16(422).unwrap();
+        let compress = verdict(b"/", &[TEXT, ("content-encoding", b"compress")], b"x");
+        assert_eq!(compress.kinds(), ["unsupported_coding"]);
+        assert_eq!(
+            reject_status(&compress, configured),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE
+        );
+        // Another reason to reject: the configured status.
+        let both = verdict(
+            b"/%c0%ae%c0%ae/x",
+            &[TEXT, ("content-encoding", b"compress")],
+            b"x",
+        );
+        assert!(both.kinds().contains(&"unsupported_coding"), "{both:?}");
+        assert_eq!(reject_status(&both, configured), configured);
+        let overlong = verdict(b"/%c0%ae%c0%ae/x", &[], b"");
+        assert_eq!(reject_status(&overlong, configured), configured);
+        let corrupt = verdict(b"/", &[TEXT, ("content-encoding", b"gzip")], b"nope");
+        assert_eq!(corrupt.kinds(), ["corrupt_coding"]);
+        assert_eq!(reject_status(&corrupt, configured), configured);
+    }
+
+    #[test]
+    fn findings_left_off_the_verdict_keep_the_configured_status() {
+        let mut truncated = verdict(b"/", &[TEXT, ("content-encoding", b"compress")], b"x");
+        truncated.findings_truncated = true;
+        assert_eq!(
+            reject_status(&truncated, StatusCode::BAD_REQUEST),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "every kind counted is unsupported_coding"
+        );
+        truncated.counts.insert("overlong".into(), 3);
+        assert_eq!(
+            reject_status(&truncated, StatusCode::BAD_REQUEST),
+            StatusCode::BAD_REQUEST
+        );
+        // A verdict without a rejecting finding listed is not a coding problem.
+        truncated.findings.clear();
+        truncated.counts.clear();
+        assert_eq!(
+            reject_status(&truncated, StatusCode::BAD_REQUEST),
+            StatusCode::BAD_REQUEST
+        );
     }
 }
