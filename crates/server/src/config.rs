@@ -5,7 +5,6 @@
 //! for files, the line.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -14,34 +13,16 @@ use utf8gate_policy::Profile;
 use raw::Raw;
 
 mod cidr;
+mod env;
+mod error;
 mod raw;
 
 pub use cidr::Cidr;
+pub use error::ConfigError;
+use error::{line_of, seconds, toml_error};
 
 /// The embedded default configuration (`config/utf8gate.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");
-
-/// Why the configuration cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file, environment variable or flag the problem is in.
-    pub source: String,
-    /// 1-based line in a file, when known.
-    pub line: Option<usize>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.source, line, self.message),
-            None => write!(f, "{}: {}", self.source, self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +74,9 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// Peers trusted by `/authz/forward`.
     pub trusted_peers: Vec<Cidr>,
+    /// Peers of the proxy listener whose forwarding headers (`X-Forwarded-*`, `Forwarded`)
+    /// are kept and extended; those of any other peer are replaced. Empty: trust nobody.
+    pub trusted_proxies: Vec<Cidr>,
     /// Log format.
     pub log_format: LogFormat,
     /// Log level or filter directive.
@@ -142,7 +126,7 @@ impl Config {
         let mut value: toml::Table =
             toml::from_str(text).map_err(|e| toml_error(&e, text, source))?;
         for (name, raw) in env {
-            apply_env(&mut value, name, raw)?;
+            env::apply(&mut value, name, raw)?;
         }
         let raw: Raw =
             toml::Value::Table(value.clone())
@@ -162,79 +146,6 @@ impl Config {
                     }
                 })?;
         validate(raw, source, text, overrides, read_file)
-    }
-}
-
-fn toml_error(e: &toml::de::Error, text: &str, source: &str) -> ConfigError {
-    ConfigError {
-        source: source.to_string(),
-        line: e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
-        message: e.message().to_string(),
-    }
-}
-
-fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(key))
-        .map(|i| i + 1)
-}
-
-const SECTIONS: [&str; 6] = ["listen", "upstream", "policy", "limits", "authz", "log"];
-
-fn apply_env(table: &mut toml::Table, name: &str, raw: &str) -> Result<(), ConfigError> {
-    let err = |message: String| ConfigError {
-        source: format!("environment {name}"),
-        line: None,
-        message,
-    };
-    let rest = name
-        .strip_prefix("UTF8GATE_")
-        .ok_or_else(|| err("not a UTF8GATE_ variable".into()))?
-        .to_ascii_lowercase();
-    let (section, key) = rest
-        .split_once('_')
-        .ok_or_else(|| err("expected UTF8GATE_<SECTION>_<KEY>".into()))?;
-    if !SECTIONS.contains(&section) {
-        return Err(err(format!("unknown section {section:?}")));
-    }
-    // A TOML value if it parses as one (numbers, booleans, arrays), a string otherwise.
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let section = table
-        .entry(section.to_string())
-        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    match section {
-        toml::Value::Table(t) => {
-            t.insert(key.to_string(), value);
-            Ok(())
-        }
-        _ => Err(err("the section is not a table".into())),
-    }
-}
-
-fn seconds(
-    value: f64,
-    what: &str,
-    source: &str,
-    text: &str,
-    allow_zero: bool,
-) -> Result<Duration, ConfigError> {
-    let ok = value.is_finite() && (value > 0.0 || (allow_zero && value == 0.0)) && value < 1e9;
-    if ok {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(ConfigError {
-            source: source.to_string(),
-            line: line_of(text, what),
-            message: format!(
-                "{what} must be a number of seconds {}",
-                if allow_zero { ">= 0" } else { "> 0" }
-            ),
-        })
     }
 }
 
@@ -338,6 +249,8 @@ fn validate(
     for p in profiles.values_mut() {
         p.limits.max_json_depth = max_json_depth;
         p.limits.max_multipart_parts = max_multipart_parts;
+        // max_body_bytes bounds what a coded body decodes to as well (never raised).
+        p.limits.max_decoded_bytes = p.limits.max_decoded_bytes.min(max_body_bytes);
     }
     let profile = overrides.profile.clone().unwrap_or(raw.policy.profile);
     if !profiles.contains_key(&profile) {
@@ -347,15 +260,15 @@ fn validate(
             format!("unknown profile {profile:?} (known: {})", known.join(", ")),
         ));
     }
-    let trusted_peers = raw
-        .authz
-        .trusted_peers
-        .iter()
-        .map(|t| {
-            Cidr::parse(t)
-                .ok_or_else(|| bad("trusted_peers", format!("{t:?} is not an address or CIDR")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let cidrs = |key: &str, list: &[String]| -> Result<Vec<Cidr>, ConfigError> {
+        list.iter()
+            .map(|t| {
+                Cidr::parse(t).ok_or_else(|| bad(key, format!("{t:?} is not an address or CIDR")))
+            })
+            .collect()
+    };
+    let trusted_peers = cidrs("trusted_peers", &raw.authz.trusted_peers)?;
+    let trusted_proxies = cidrs("trusted_proxies", &raw.listen.trusted_proxies)?;
     let proxy_threads = match limit("proxy_threads", raw.listen.proxy_threads, 0, 1024)? {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n as usize,
@@ -416,6 +329,7 @@ fn validate(
             true,
         )?,
         trusted_peers,
+        trusted_proxies,
         log_format,
         log_level: raw.log.level,
         log_buffer_lines,

@@ -1,4 +1,4 @@
-//! IP networks in CIDR notation, for `authz.trusted_peers`.
+//! IP networks in CIDR notation, for `authz.trusted_peers` and `listen.trusted_proxies`.
 
 use std::net::IpAddr;
 

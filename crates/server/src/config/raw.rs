@@ -21,6 +21,7 @@ pub(super) struct RawListen {
     pub(super) api_addr: String,
     pub(super) admin_addr: String,
     pub(super) proxy_threads: u64,
+    pub(super) trusted_proxies: Vec<String>,
 }
 
 impl Default for RawListen {
@@ -30,6 +31,7 @@ impl Default for RawListen {
             api_addr: "127.0.0.1:8081".into(),
             admin_addr: "127.0.0.1:9090".into(),
             proxy_threads: 0,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -119,7 +119,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 24);
+        assert_eq!(keys, 25);
     }
 }
 
@@ -134,4 +134,49 @@ fn proxy_threads_default_to_the_available_cores() {
     assert_eq!(env.proxy_threads, 5);
     let err = load("[listen]\nproxy_threads = 5000\n", &[], &o).unwrap_err();
     assert!(err.to_string().contains("proxy_threads"), "{err}");
+}
+
+#[test]
+fn trusted_proxies_default_to_nobody_and_take_cidrs_from_file_and_environment() {
+    let o = Overrides::default();
+    assert!(load("", &[], &o).unwrap().trusted_proxies.is_empty());
+    let file = load(
+        "[listen]\ntrusted_proxies = [\"10.0.0.0/8\", \"::1\"]\n",
+        &[],
+        &o,
+    )
+    .unwrap();
+    assert_eq!(
+        file.trusted_proxies,
+        [
+            Cidr::parse("10.0.0.0/8").unwrap(),
+            Cidr::parse("::1/128").unwrap()
+        ]
+    );
+    let env = load(
+        "",
+        &[("UTF8GATE_LISTEN_TRUSTED_PROXIES", r#"["192.0.2.0/24"]"#)],
+        &o,
+    )
+    .unwrap();
+    assert_eq!(env.trusted_proxies, [Cidr::parse("192.0.2.0/24").unwrap()]);
+    let err = load("[listen]\n\ntrusted_proxies = [\"nope\"]\n", &[], &o).unwrap_err();
+    assert_eq!(err.line, Some(3), "{err}");
+    assert!(err.message.contains("trusted_proxies"), "{err}");
+}
+
+#[test]
+fn max_body_bytes_caps_every_profile_s_decoded_bytes() {
+    let o = Overrides::default();
+    let small = load("[limits]\nmax_body_bytes = 1000\n", &[], &o).unwrap();
+    assert!(!small.profiles.is_empty());
+    for p in small.profiles.values() {
+        assert_eq!(p.limits.max_decoded_bytes, 1000, "{}", p.name);
+    }
+    // Never raised: a larger body limit leaves the profiles' own limit.
+    let large = load("[limits]\nmax_body_bytes = 1073741824\n", &[], &o).unwrap();
+    let default = utf8gate_policy::Limits::default().max_decoded_bytes;
+    for p in large.profiles.values() {
+        assert_eq!(p.limits.max_decoded_bytes, default, "{}", p.name);
+    }
 }
