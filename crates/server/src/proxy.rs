@@ -3,14 +3,14 @@
 //! The body is buffered (up to `max_body_bytes`) before anything is sent upstream, so no byte
 //! of a rejected request reaches the application. Allowed requests go upstream byte for byte;
 //! sanitized ones go with their rewritten fields, a recomputed Content-Length and
-//! `utf8gate-decision: sanitize`.
+//! `utf8gate-decision: sanitize`. A rejection is `policy.reject_status`, or 415 when only an
+//! unsupported content coding rejects it. The forwarding headers are [`forwarded`]'s.
 
-use std::net::SocketAddr;
 use std::time::Instant;
 
 use axum::body::Body;
 use axum::http::uri::{PathAndQuery, Scheme};
-use axum::http::{HeaderName, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -22,24 +22,9 @@ use crate::metrics::UpstreamError;
 use crate::problem::Problem;
 use crate::serve::Limits;
 use crate::state::{AppState, read_body};
+pub use forwarded::Peer;
 
-/// The client at the other end of a connection, with its address as `X-Forwarded-For` gets
-/// it (formatted once per connection, not per request).
-#[derive(Clone)]
-pub struct Peer {
-    ip: std::net::IpAddr,
-    forwarded_for: Option<HeaderValue>,
-}
-
-impl Peer {
-    /// The peer at `addr`.
-    pub fn new(addr: SocketAddr) -> Peer {
-        Peer {
-            ip: addr.ip(),
-            forwarded_for: HeaderValue::from_str(&addr.ip().to_string()).ok(),
-        }
-    }
-}
+pub mod forwarded;
 
 /// The proxy listener's service: one handler for every request (no router), under the
 /// listener's [`Limits`]. Cheap to clone (one shared allocation).
@@ -56,15 +41,11 @@ impl Proxy {
     /// Evaluates a request from `peer`, then forwards or rejects it.
     pub async fn serve(&self, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
         let (state, limits) = &*self.0;
-        limits.run(handle(state, Some(peer), request)).await
+        limits.run(handle(state, peer, request)).await
     }
 }
 
-async fn handle(
-    state: &AppState,
-    peer: Option<&Peer>,
-    request: hyper::Request<Incoming>,
-) -> Response {
+async fn handle(state: &AppState, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
     let started = Instant::now();
     let (parts, body) = request.into_parts();
     let id = state.request_id(&parts.headers);
@@ -93,8 +74,9 @@ async fn handle(
     let (evaluation, request) = state.evaluate_and_return(profile, request).await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {
-        let status =
+        let configured =
             StatusCode::from_u16(state.config.reject_status).unwrap_or(StatusCode::BAD_REQUEST);
+        let status = crate::problem::reject_status(&verdict, configured);
         state.audit(Mode::Proxy, &id, &verdict, status.as_u16(), started);
         return Problem::rejected(status, verdict, &id).into_response();
     }
@@ -113,10 +95,6 @@ async fn handle(
     response
 }
 
-const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
-const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
-const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
-
 /// What goes upstream.
 enum Outgoing {
     /// The request as received (allowed, or rejected in monitor mode): its head and its body,
@@ -130,7 +108,7 @@ async fn forward(
     state: &AppState,
     parts: axum::http::request::Parts,
     outgoing: Outgoing,
-    peer: Option<&Peer>,
+    peer: &Peer,
     decision: Decision,
     id: &str,
 ) -> Response {
@@ -145,8 +123,6 @@ async fn forward(
         .into_response();
     };
     let had_length = parts.headers.contains_key(header::CONTENT_LENGTH);
-    let prior_xff = parts.headers.get(X_FORWARDED_FOR).cloned();
-    let host = parts.headers.get(header::HOST).cloned();
     let (method, target, headers, body) = match outgoing {
         // The received head is moved, not copied.
         Outgoing::Received(body) => (
@@ -202,19 +178,13 @@ async fn forward(
     } else {
         headers.remove(header::CONTENT_LENGTH);
     }
-    if let Some(peer) = peer {
-        let xff = match prior_xff.as_ref().and_then(|v| v.to_str().ok()) {
-            Some(prior) => HeaderValue::from_str(&format!("{prior}, {}", peer.ip)).ok(),
-            None => peer.forwarded_for.clone(),
-        };
-        if let Some(v) = xff {
-            headers.insert(X_FORWARDED_FOR, v);
-        }
-    }
-    headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
-    if let Some(host) = host {
-        headers.insert(X_FORWARDED_HOST, host);
-    }
+    // An empty list (the default) trusts no peer, at the cost of one length test.
+    let trusted = state
+        .config
+        .trusted_proxies
+        .iter()
+        .any(|net| net.contains(peer.ip()));
+    forwarded::set(&mut headers, peer, trusted);
     if decision == Decision::Sanitize {
         headers.insert(crate::DECISION, HeaderValue::from_static("sanitize"));
     }

@@ -162,7 +162,8 @@ impl AppState {
         profile: &Profile,
         request: Request,
     ) -> (Evaluation, Request) {
-        if request.body.len() < 64 * 1024 {
+        // A coded body may decode to far more than it is: it is decoded off the async threads.
+        if request.body.len() < 64 * 1024 && !coded(&request) {
             return (utf8gate_policy::evaluate(profile, &request), request);
         }
         let profile = profile.clone();
@@ -198,6 +199,16 @@ impl AppState {
             duration_ms: seconds * 1000.0,
         });
     }
+}
+
+/// `true` if `request`'s body is declared coded (a content coding, a transfer coding other
+/// than `chunked`), so that evaluating it decodes it.
+fn coded(request: &Request) -> bool {
+    request.headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("content-encoding")
+            || (name.eq_ignore_ascii_case("transfer-encoding")
+                && !value.eq_ignore_ascii_case(b"chunked"))
+    })
 }
 
 /// Appends the `digits` low hex digits of `value`, lowercase, with leading zeros.

@@ -63,6 +63,7 @@ async fn allow_forwards_a_multilingual_request_byte_for_byte() {
         ("x-forwarded-for", b"127.0.0.1"),
         ("x-forwarded-proto", b"http"),
         ("x-forwarded-host", b"e2e.test"),
+        ("forwarded", b"for=127.0.0.1;proto=http;host=e2e.test"),
     ]);
     assert_eq!(
         sorted(got.headers.clone()),
@@ -79,7 +80,13 @@ async fn allow_forwards_a_multilingual_request_byte_for_byte() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forwarding_headers_extend_a_prior_x_forwarded_for() {
     let upstream = Upstream::start().await;
-    let gw = Gateway::start("", Some(&upstream.url())).await;
+    // A prior X-Forwarded-For is kept only from a trusted proxy (tests/e2e/readings.rs has the
+    // untrusted case).
+    let gw = Gateway::start(
+        "[listen]\ntrusted_proxies = [\"127.0.0.0/8\"]\n",
+        Some(&upstream.url()),
+    )
+    .await;
     let with_prior = request(
         "GET",
         "/a",
