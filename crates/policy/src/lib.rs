@@ -38,6 +38,7 @@ pub use checks::lookalike::Table as LookalikeTable;
 pub use evaluate::{Evaluation, evaluate};
 pub use finding::{Action, Finding, FindingKind, Severity};
 pub use layers::coding;
+pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use profile::{
     CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,

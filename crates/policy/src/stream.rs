@@ -9,8 +9,10 @@ use utf8gate_codec::{Malformation, StreamValidator};
 use crate::checks::{Fix, RawFinding};
 use crate::evaluate::Collector;
 use crate::finding::FindingKind;
+use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
+use crate::request::Request;
 use crate::verdict::{Decision, Verdict};
 
 /// A body scanned chunk by chunk.
@@ -24,6 +26,10 @@ pub struct BodyScan<'p> {
     /// offset order when a malformation carried across chunks starts before them (at most the
     /// few bytes of a carried sequence).
     pending: Vec<RawFinding>,
+    /// The body's codings, undone chunk by chunk before the checks.
+    decoder: Option<Decoder>,
+    /// A coding failed: the rest of the body is not read (the failure is a finding).
+    coding_failed: bool,
 }
 
 impl<'p> BodyScan<'p> {
@@ -36,11 +42,63 @@ impl<'p> BodyScan<'p> {
             head: Vec::with_capacity(4),
             offset: 0,
             pending: Vec::new(),
+            decoder: None,
+            coding_failed: false,
         }
     }
 
-    /// Feeds the next chunk.
+    /// A scan of the body `head` describes: its `Content-Encoding` and transfer codings are
+    /// undone as the body streams in (at most `max_decoded` decoded bytes), as
+    /// [`evaluate`](crate::evaluate) does for a buffered body. Codings that cannot be read are
+    /// findings of the verdict.
+    pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
+        let mut scan = BodyScan::new(profile);
+        let mut limits = profile.limits;
+        limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
+        match coding::request_codings(head, profile.readings.content_codings, &limits) {
+            Ok(codings) if codings.is_empty() => {}
+            Ok(codings) => scan.decoder = Some(Decoder::new(&codings, &limits)),
+            Err(e) => scan.coding_error(&e),
+        }
+        scan
+    }
+
+    /// Bytes of the body read so far, after its codings.
+    pub fn decoded_len(&self) -> u64 {
+        self.offset as u64
+    }
+
+    fn coding_error(&mut self, e: &CodingError) {
+        let kind = match e {
+            CodingError::Unsupported(_) => FindingKind::UnsupportedCoding,
+            CodingError::Corrupt(_) => FindingKind::CorruptCoding,
+            CodingError::TooLarge(_) => FindingKind::LimitExceeded,
+        };
+        let location = Location::part(Part::Header).with_name(b"content-encoding");
+        let raw = RawFinding::new(kind, 0, &[], Fix::None, None, e.to_string());
+        self.collector.add(&location, raw, "");
+        self.coding_failed = true;
+    }
+
+    /// Feeds the next chunk of the body as received.
     pub fn feed(&mut self, chunk: &[u8]) {
+        if self.coding_failed {
+            return;
+        }
+        let Some(decoder) = self.decoder.as_mut() else {
+            self.feed_decoded(chunk);
+            return;
+        };
+        let mut decoded = Vec::new();
+        let result = decoder.feed(chunk, &mut decoded);
+        self.feed_decoded(&decoded);
+        if let Err(e) = result {
+            self.coding_error(&e);
+        }
+    }
+
+    /// Feeds the next chunk of decoded bytes.
+    fn feed_decoded(&mut self, chunk: &[u8]) {
         if self.head.len() < 3 {
             let take = chunk.len().min(3 - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
@@ -76,7 +134,17 @@ impl<'p> BodyScan<'p> {
 
     /// Ends the scan and returns the verdict. A scan never rewrites, so the decision is
     /// `reject` or `allow` (`sanitize` where a finding's action would rewrite).
-    pub fn finish(self) -> Verdict {
+    pub fn finish(mut self) -> Verdict {
+        if let Some(mut decoder) = self.decoder.take() {
+            let mut rest = Vec::new();
+            let result = decoder.finish(&mut rest);
+            if !self.coding_failed {
+                self.feed_decoded(&rest);
+                if let Err(e) = result {
+                    self.coding_error(&e);
+                }
+            }
+        }
         let BodyScan {
             validator,
             mut collector,
@@ -126,6 +194,42 @@ fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malf
 mod tests {
     use super::BodyScan;
     use crate::{Decision, Profile, Request, evaluate};
+
+    #[test]
+    fn coded_streams_match_buffered_evaluation() {
+        use std::io::Write;
+        let body = b"ok \xC0\xAE\0 and \xED\xA0\x80 end";
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(body).unwrap();
+        let gz = e.finish().unwrap();
+        let profile = Profile::strict();
+        let head = Request::new("POST", b"/")
+            .header("Content-Type", b"text/plain")
+            .header("Content-Encoding", b"gzip");
+        let buffered = evaluate(&profile, &head.clone().body(&gz)).verdict;
+        for size in [1, 5, gz.len()] {
+            let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+            for chunk in gz.chunks(size) {
+                scan.feed(chunk);
+            }
+            assert_eq!(scan.decoded_len(), body.len() as u64);
+            let streamed = scan.finish();
+            assert_eq!(streamed.findings, buffered.findings, "chunks of {size}");
+        }
+        // Corrupt, unknown and too large: findings, not failures.
+        for (coding, bytes, max, kind) in [
+            ("gzip", &gz[..gz.len() - 3], 1 << 20, "corrupt_coding"),
+            ("compress", &gz[..], 1 << 20, "unsupported_coding"),
+            ("gzip", &gz[..], 4, "limit_exceeded"),
+        ] {
+            let head = Request::new("POST", b"/").header("Content-Encoding", coding.as_bytes());
+            let mut scan = BodyScan::for_body_of(&profile, &head, max);
+            scan.feed(bytes);
+            let v = scan.finish();
+            assert_eq!(v.decision, Decision::Reject, "{coding}");
+            assert!(v.kinds().contains(&kind), "{coding}: {:?}", v.kinds());
+        }
+    }
 
     #[test]
     fn streaming_matches_buffered_codec_findings() {

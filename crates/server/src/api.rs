@@ -5,7 +5,7 @@ use std::time::Instant;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 use http_body_util::BodyExt;
@@ -93,11 +93,18 @@ fn unknown_profile(name: Option<&str>, id: &str) -> Response {
 
 /// The upload as a policy request: only its body and content type are evaluated, never the
 /// API call's own path and headers.
-fn upload(content_type: Option<&HeaderValue>, body: &[u8]) -> utf8gate_policy::Request {
+fn upload(headers: &HeaderMap, body: &[u8]) -> utf8gate_policy::Request {
     let mut r = utf8gate_policy::Request::new("POST", b"/").mode(Mode::Scan);
-    if let Some(ct) = content_type {
-        r.headers
-            .push(("content-type".into(), ct.as_bytes().to_vec()));
+    // The media type says how the upload is read, its codings how it is decoded.
+    for name in [
+        header::CONTENT_TYPE,
+        header::CONTENT_ENCODING,
+        header::TRANSFER_ENCODING,
+    ] {
+        for value in headers.get_all(&name) {
+            r.headers
+                .push((name.as_str().to_string(), value.as_bytes().to_vec()));
+        }
     }
     r.body = body.to_vec();
     r
@@ -149,7 +156,7 @@ async fn scan(
     };
     let content_type = parts.headers.get(header::CONTENT_TYPE);
     let verdict = if streamable(content_type) {
-        match stream_scan(&state, profile, content_type, body, &id).await {
+        match stream_scan(&state, profile, &parts.headers, body, &id).await {
             Ok(v) => v,
             Err(p) => return refused(&state, p, started),
         }
@@ -159,7 +166,7 @@ async fn scan(
             Err(p) => return refused(&state, p, started),
         };
         state
-            .evaluate(profile, upload(content_type, &bytes))
+            .evaluate(profile, upload(&parts.headers, &bytes))
             .await
             .verdict
     };
@@ -174,16 +181,19 @@ fn refused(state: &AppState, problem: Problem, started: Instant) -> Response {
     problem.into_response()
 }
 
+/// Streams the body through the codec checks (its codings undone on the way); bodies that
+/// decode to at most `max_body_bytes` are also evaluated whole.
 async fn stream_scan(
     state: &AppState,
     profile: &Profile,
-    content_type: Option<&HeaderValue>,
+    headers: &HeaderMap,
     mut body: axum::body::Body,
     id: &str,
 ) -> Result<Verdict, Problem> {
     let max_scan = state.config.max_scan_bytes;
     let max_buffer = state.config.max_body_bytes;
-    let mut scan = BodyScan::new(profile);
+    let head = upload(headers, b"");
+    let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
     let mut buffer = Some(Vec::new());
     let mut total: u64 = 0;
     while let Some(frame) = body.frame().await {
@@ -206,13 +216,13 @@ async fn stream_scan(
         }
     }
     Ok(match buffer {
-        Some(bytes) => {
+        Some(bytes) if scan.decoded_len() <= max_buffer as u64 => {
             state
-                .evaluate(profile, upload(content_type, &bytes))
+                .evaluate(profile, upload(headers, &bytes))
                 .await
                 .verdict
         }
-        None => scan.finish(),
+        _ => scan.finish(),
     })
 }
 
@@ -238,7 +248,7 @@ async fn sanitize(
     };
     let content_type = parts.headers.get(header::CONTENT_TYPE).cloned();
     let evaluation = state
-        .evaluate(profile, upload(content_type.as_ref(), &bytes))
+        .evaluate(profile, upload(&parts.headers, &bytes))
         .await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {
@@ -246,12 +256,20 @@ async fn sanitize(
         return Problem::rejected(StatusCode::UNPROCESSABLE_ENTITY, verdict, &id).into_response();
     }
     state.audit(Mode::Scan, &id, &verdict, 200, started);
-    let out = evaluation
-        .sanitized
-        .map_or_else(|| bytes.to_vec(), |r| r.body);
+    // A rewritten coded body comes back decoded; an untouched one as it was sent, coding
+    // and all.
+    let (out, coding) = match evaluation.sanitized {
+        Some(r) => (r.body, None),
+        None => (bytes, parts.headers.get(header::CONTENT_ENCODING).cloned()),
+    };
     let mut response = (StatusCode::OK, out).into_response();
     if let Some(ct) = content_type {
         response.headers_mut().insert(header::CONTENT_TYPE, ct);
+    }
+    if let Some(coding) = coding {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_ENCODING, coding);
     }
     decision_headers(&mut response, verdict.decision, &id);
     response

@@ -291,7 +291,7 @@ impl Stage {
             return self.write(&held, room, out);
         }
         let name = self.name();
-        let result = self.with_output(room, |w| w.write_all(input));
+        let result = self.with_output(room, |w| w.write_all(input).and_then(|()| w.flush()));
         self.settle(name, result, out, |e| {
             if e.kind() == std::io::ErrorKind::WriteZero {
                 CodingError::Corrupt(format!("bytes after the end of the {name} stream"))

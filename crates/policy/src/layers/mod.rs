@@ -5,7 +5,7 @@ pub mod coding;
 pub(crate) mod head;
 pub(crate) mod json;
 pub(crate) mod multipart;
-mod parts;
+pub(crate) mod parts;
 mod path;
 pub(crate) mod percent;
 pub(crate) mod query;

@@ -185,7 +185,17 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
         }
     }
     match name {
-        "content-disposition" => disposition_params(body, value, part),
+        "content-disposition" => {
+            if utf8gate_codec::validate(&body[value.clone()]).is_err() {
+                // Parsers read such a line as UTF-8 with replacement, as Latin-1, or refuse.
+                part.ambiguities.push((
+                    value.start,
+                    FindingKind::AmbiguousParameter,
+                    "Content-Disposition is not UTF-8: parsers replace, fall back to Latin-1 or refuse".to_string(),
+                ));
+            }
+            disposition_params(body, value, part);
+        }
         "content-type" => {
             let ct = ContentType::parse(&body[value]);
             part.charset = ct.charset();
@@ -199,22 +209,23 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
     }
 }
 
-/// The value an application reads for `filename` (or `name`) when the part has both the plain
-/// and the RFC 8187 form: `None` when the two disagree.
+/// The value every parser reads for `filename` (or `name`): the plain parameter, which must
+/// equal the RFC 8187 form when both are given. `None` when there is no single reading: only
+/// the extended form (some parsers ignore it), or the two disagree (parsers pick either).
 pub(crate) fn agreed_value(
     body: &[u8],
     plain: Option<Range<usize>>,
     ext: Option<Range<usize>>,
-) -> Option<Vec<u8>> {
+) -> Option<Option<Vec<u8>>> {
     match (plain, ext) {
         (Some(p), Some(e)) => {
             let plain = unquote_inner(&body[p]);
             let (ext, _) = percent::decode(&body[e], false);
-            (plain == ext).then_some(plain)
+            (plain == ext).then_some(Some(plain))
         }
-        (Some(p), None) => Some(unquote_inner(&body[p])),
-        (None, Some(e)) => Some(percent::decode(&body[e], false).0),
-        (None, None) => Some(Vec::new()),
+        (Some(p), None) => Some(Some(unquote_inner(&body[p]))),
+        (None, Some(_)) => None,
+        (None, None) => Some(None),
     }
 }
 
@@ -240,6 +251,15 @@ fn disposition_params(body: &[u8], value: Range<usize>, part: &mut Part) {
         if end - start >= 2 && body[start] == b'"' && body[end - 1] == b'"' {
             start += 1;
             end -= 1;
+            // HTML form submission writes '"', CR and LF of names as %22, %0D and %0A, and
+            // some parsers (Werkzeug, multipart) turn them back; others keep them.
+            if matches!(key.as_str(), "name" | "filename") && has_html_escape(&body[start..end]) {
+                part.ambiguities.push((
+                    start,
+                    FindingKind::AmbiguousParameter,
+                    format!("%22, %0D or %0A in {key}: some parsers decode them, others do not"),
+                ));
+            }
         }
         match key.as_str() {
             "name" => part.name = Some(start..end),
@@ -249,6 +269,15 @@ fn disposition_params(body: &[u8], value: Range<usize>, part: &mut Part) {
             _ => {}
         }
     }
+}
+
+fn has_html_escape(value: &[u8]) -> bool {
+    value.windows(3).any(|w| {
+        w[0] == b'%'
+            && (w[1..].eq_ignore_ascii_case(b"22")
+                || w[1..].eq_ignore_ascii_case(b"0d")
+                || w[1..].eq_ignore_ascii_case(b"0a"))
+    })
 }
 
 /// The percent-encoded tail of an RFC 8187 `ext-value` (`charset'language'tail`); a charset

@@ -45,7 +45,7 @@ pub(crate) fn multipart_body(
         let name = multipart::agreed_value(body, part.name.clone(), part.name_ext.clone());
         let filename =
             multipart::agreed_value(body, part.filename.clone(), part.filename_ext.clone());
-        let name_bytes = name.clone().unwrap_or_default();
+        let name_bytes = name.clone().flatten().unwrap_or_default();
         let location = |p: Part| Location::part(p).with_name(&name_bytes).with_index(index);
         for (offset, kind, message) in &part.ambiguities {
             out.structural_at(
@@ -55,13 +55,24 @@ pub(crate) fn multipart_body(
                 message.clone(),
             );
         }
-        if name.is_none() || filename.is_none() {
-            let which = if name.is_none() { "name" } else { "filename" };
+        for (which, value) in [("name", &name), ("filename", &filename)] {
+            if value.is_none() {
+                out.structural_at(
+                    location(Part::MultipartHeader),
+                    FindingKind::AmbiguousParameter,
+                    part.content.start,
+                    format!(
+                        "{which}* without an equal {which}: parsers take one, the other or neither"
+                    ),
+                );
+            }
+        }
+        if name == Some(None) {
             out.structural_at(
                 location(Part::MultipartHeader),
                 FindingKind::AmbiguousParameter,
-                0,
-                format!("{which} and {which}* disagree: parsers take one or the other"),
+                part.content.start,
+                "a part without a name: parsers drop it, name it \"\" or refuse".to_string(),
             );
         }
         parameter_fields(body, part, &location, out);
@@ -92,7 +103,9 @@ pub(crate) fn multipart_body(
         }
         // A part without a filename is a form field to every framework, whatever type it
         // declares: its content is always read. A file part is read when it is text.
-        let is_file = part.filename.is_some() || part.filename_ext.is_some();
+        // (A part with only `filename*` is a text field to parsers that ignore the extended
+        // form.)
+        let is_file = part.filename.is_some();
         let textual = part
             .content_type
             .as_deref()
@@ -133,6 +146,44 @@ pub(crate) fn multipart_body(
             }
         }
     }
+}
+
+/// One part of a `multipart/form-data` body as utf8gate reads it: what the application
+/// receives when the body is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormPart {
+    /// The `name` parameter, unquoted.
+    pub name: Option<Vec<u8>>,
+    /// The `filename` parameter, unquoted.
+    pub filename: Option<Vec<u8>>,
+    /// The essence of the part's `Content-Type`, lowercase.
+    pub content_type: Option<String>,
+    /// The content, as it is in the body.
+    pub content: Vec<u8>,
+}
+
+/// utf8gate's reading of a multipart body with the request's `Content-Type` value: the parts
+/// with their names, filenames, types and contents, or why the body is not multipart. A body
+/// that [`evaluate`](crate::evaluate) allows is read exactly so by every parser in the
+/// differential suite (Python's `email`, python-multipart, Werkzeug, multipart).
+pub fn read_multipart(
+    content_type: &[u8],
+    body: &[u8],
+    max_parts: usize,
+) -> Result<Vec<FormPart>, String> {
+    let ct = ContentType::parse(content_type);
+    let boundary = ct.param("boundary").unwrap_or_default();
+    let parts = multipart::parts(body, boundary, max_parts).map_err(|e| format!("{e:?}"))?;
+    Ok(parts
+        .iter()
+        .map(|p| FormPart {
+            name: multipart::agreed_value(body, p.name.clone(), p.name_ext.clone()).flatten(),
+            filename: multipart::agreed_value(body, p.filename.clone(), p.filename_ext.clone())
+                .flatten(),
+            content_type: p.content_type.clone(),
+            content: body[p.content.clone()].to_vec(),
+        })
+        .collect())
 }
 
 /// The `name`, `filename`, `name*` and `filename*` parameters as fields.
