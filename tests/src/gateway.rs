@@ -185,6 +185,15 @@ impl Gateway {
         )
     }
 
+    /// The peak resident set size of the process so far (`VmHWM` of `/proc/PID/status`), in
+    /// bytes; `None` where `/proc` is not available.
+    pub fn peak_rss(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()?)).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
     /// Every line the process has written to stderr so far (JSON log lines), raw bytes.
     pub fn logs(&self) -> Vec<Vec<u8>> {
         self.logs.lock().unwrap_or_else(|p| p.into_inner()).clone()

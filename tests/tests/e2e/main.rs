@@ -1,9 +1,10 @@
 //! End-to-end tests: the real `utf8gate serve` process on loopback, a real upstream behind it,
 //! and a raw HTTP/1.1 client that sends exactly the bytes each test needs.
 //!
-//! One test binary, a module per area: proxy (allow, sanitize, reject), upstream failures,
-//! limits, API (scan, sanitize), authz, admin, shutdown. Each module ends its sections with a
-//! "New ... tests go here" signpost. Every wait is bounded (exchange timeouts, polls with a
+//! One test binary, a module per area: proxy (allow, sanitize, reject), readings (coded bodies,
+//! requests with two readings, forwarding headers), upstream failures, limits, API (scan,
+//! sanitize), authz, admin, shutdown. Each module ends its sections with a "New ... tests go
+//! here" signpost. Every wait is bounded (exchange timeouts, polls with a
 //! deadline); no sleep is used to wait for something a poll can observe.
 
 mod admin;
@@ -11,6 +12,7 @@ mod api;
 mod authz;
 mod limits;
 mod proxy;
+mod readings;
 mod shutdown;
 mod support;
 mod upstream;
