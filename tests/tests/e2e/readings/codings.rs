@@ -13,6 +13,9 @@ const JSON: (&str, &[u8]) = ("Content-Type", b"application/json");
 const TRAVERSAL: &[u8] = b"{\"path\":\"..\xC0\xAF..\xC0\xAFetc\"}";
 const CLEAN: &str = "{\"path\":\"docs/Grüße/日本語.txt\",\"n\":1}";
 
+/// Codes a body.
+type Encoder = fn(&[u8]) -> Vec<u8>;
+
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(data).and_then(|()| e.finish()).expect("gzip")
@@ -41,7 +44,7 @@ fn br(data: &[u8]) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coded_bodies_are_judged_by_what_they_decode_to_and_forwarded_as_sent() {
     let (upstream, gw) = start("").await;
-    let codings: [(&str, fn(&[u8]) -> Vec<u8>); 5] = [
+    let codings: [(&str, Encoder); 5] = [
         ("gzip", gzip),
         ("x-gzip", gzip),
         ("deflate", zlib),
