@@ -109,6 +109,18 @@ pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, S
         };
         let key = trim(&piece[..eq]).to_ascii_lowercase();
         let raw = trim(&piece[eq + 1..]);
+        if raw.first() != Some(&b'"') && !raw.iter().all(|&b| is_tchar(b)) {
+            // Parsers stop an unquoted value at the first byte that is not a token byte, or
+            // take the rest of the parameter: two readings.
+            return Some((
+                offset,
+                FindingKind::AmbiguousParameter,
+                format!(
+                    "unquoted {} parameter with bytes outside an RFC 9110 token",
+                    String::from_utf8_lossy(&key)
+                ),
+            ));
+        }
         if raw.first() == Some(&b'"') && raw.contains(&b'\\') {
             return Some((
                 offset,
@@ -146,6 +158,11 @@ pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, S
         names.push(base);
     }
     None
+}
+
+/// RFC 9110 §5.6.2 `tchar`.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// RFC 9112 §3.2 / RFC 3986 §3.2.2: an IP literal, or a reg-name of letters, digits, `-`, `.`,

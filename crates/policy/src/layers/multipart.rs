@@ -186,15 +186,29 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
     }
     match name {
         "content-disposition" => {
-            if utf8gate_codec::validate(&body[value.clone()]).is_err() {
-                // Parsers read such a line as UTF-8 with replacement, as Latin-1, or refuse.
+            disposition_params(body, value.clone(), part);
+            // Bytes that are not UTF-8 outside the parameters checked as fields: parsers read
+            // such a line as UTF-8 with replacement, as Latin-1, or refuse it.
+            let mut rest = body[value.clone()].to_vec();
+            for r in [
+                &part.name,
+                &part.filename,
+                &part.name_ext,
+                &part.filename_ext,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                rest[r.start - value.start..r.end - value.start].fill(b'x');
+            }
+            if utf8gate_codec::validate(&rest).is_err() {
                 part.ambiguities.push((
                     value.start,
                     FindingKind::AmbiguousParameter,
-                    "Content-Disposition is not UTF-8: parsers replace, fall back to Latin-1 or refuse".to_string(),
+                    "Content-Disposition is not UTF-8: parsers replace, fall back to Latin-1 or refuse"
+                        .to_string(),
                 ));
             }
-            disposition_params(body, value, part);
         }
         "content-type" => {
             let ct = ContentType::parse(&body[value]);
@@ -251,15 +265,22 @@ fn disposition_params(body: &[u8], value: Range<usize>, part: &mut Part) {
         if end - start >= 2 && body[start] == b'"' && body[end - 1] == b'"' {
             start += 1;
             end -= 1;
-            // HTML form submission writes '"', CR and LF of names as %22, %0D and %0A, and
-            // some parsers (Werkzeug, multipart) turn them back; others keep them.
-            if matches!(key.as_str(), "name" | "filename") && has_html_escape(&body[start..end]) {
-                part.ambiguities.push((
-                    start,
-                    FindingKind::AmbiguousParameter,
-                    format!("%22, %0D or %0A in {key}: some parsers decode them, others do not"),
-                ));
-            }
+        }
+        // HTML form submission writes '"', CR and LF of names as %22, %0D and %0A, and some
+        // parsers (Werkzeug, multipart) turn them back; others keep them.
+        if matches!(key.as_str(), "name" | "filename") && has_html_escape(&body[start..end]) {
+            part.ambiguities.push((
+                start,
+                FindingKind::AmbiguousParameter,
+                format!("%22, %0D or %0A in {key}: some parsers decode them, others do not"),
+            ));
+        }
+        if key == "name" && start == end {
+            part.ambiguities.push((
+                start,
+                FindingKind::AmbiguousParameter,
+                "an empty name: parsers read it as no name, \"\" or refuse".to_string(),
+            ));
         }
         match key.as_str() {
             "name" => part.name = Some(start..end),
