@@ -5,7 +5,6 @@
 //! and its errors carry the source name, line and column.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::Deserialize;
 
@@ -13,7 +12,10 @@ use crate::checks::lookalike::Table;
 use crate::finding::{Action, FindingKind};
 use crate::location::{LocationClass, Part};
 
+mod error;
 mod readings;
+pub use error::ProfileError;
+use error::line_of;
 pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings};
 
 /// Bounds on the work one evaluation may do.
@@ -358,57 +360,6 @@ impl RawRule {
         .collect()
     }
 }
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map_or(1, |i| i + 1)
-}
-
-/// Why a profile could not be loaded: where and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileError {
-    /// The source the text came from (a file name).
-    pub source: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ProfileError {
-    fn from_toml(e: &toml::de::Error, text: &str, source: &str) -> ProfileError {
-        let (line, column) = match e.span() {
-            Some(span) => {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                (line, column)
-            }
-            None => (1, 1),
-        };
-        ProfileError {
-            source: source.to_string(),
-            line,
-            column,
-            message: e.message().to_string(),
-        }
-    }
-}
-
-impl fmt::Display for ProfileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.source, self.line, self.column, self.message
-        )
-    }
-}
-
-impl std::error::Error for ProfileError {}
 
 #[cfg(test)]
 mod tests;

@@ -87,7 +87,10 @@ const PAYLOADS: &[&[u8]] = &[
     b"{\"fine\":[1,2,3]}",
 ];
 
-fn coders() -> Vec<(&'static str, fn(&[u8]) -> Vec<u8>)> {
+/// A coding's name and an encoder for it.
+type Coder = (&'static str, fn(&[u8]) -> Vec<u8>);
+
+fn coders() -> Vec<Coder> {
     vec![
         ("gzip", gzip),
         ("x-gzip", gzip),

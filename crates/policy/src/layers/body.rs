@@ -56,7 +56,7 @@ pub(crate) fn body(request: &Request, profile: &Profile, out: &mut Decomposed) {
             return;
         }
     }
-    if !(is_binary(&ct.essence) && !scan_binary) {
+    if !is_binary(&ct.essence) || scan_binary {
         typed(body, &ct, profile, scan_binary, out);
     }
     other_readings(body, &ct, profile, out);

@@ -69,3 +69,29 @@ fn loads_toml_and_reports_errors_with_lines() {
     let e = Profile::from_toml("name = \"x\"\n[limits]\nmax_json_depth = -1\n", "f").unwrap_err();
     assert_eq!(e.line, 3, "{e}");
 }
+
+#[test]
+fn loads_readings_and_coding_limits() {
+    let p = Profile::from_toml(
+        "name = \"r\"\n[limits]\nmax_codings = 1\nmax_decoded_bytes = 1024\n[readings]\ncontent_codings = \"refuse\"\nmultipart_transfer_encoding = \"decode\"\ncharsets = \"transcode\"\npath_backend = \"servlet\"\n",
+        "r.toml",
+    )
+    .unwrap();
+    assert_eq!(p.limits.max_codings, 1);
+    assert_eq!(p.limits.max_decoded_bytes, 1024);
+    assert_eq!(p.limits.max_expansion_ratio, 200);
+    assert_eq!(p.readings.content_codings, CodingReading::Refuse);
+    assert_eq!(
+        p.readings.multipart_transfer_encoding,
+        PartEncodingReading::Decode
+    );
+    assert_eq!(p.readings.charsets, CharsetReading::Transcode);
+    assert_eq!(p.readings.path_backend, PathBackend::Servlet);
+    assert_eq!(Profile::strict().readings, Readings::default());
+    let e = Profile::from_toml("name = \"r\"\n[readings]\npath_backend = \"nginx\"\n", "r")
+        .unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    let e =
+        Profile::from_toml("name = \"r\"\n[limits]\nmax_expansion_ratio = 0\n", "r").unwrap_err();
+    assert!(e.message.contains("at least 1"), "{e}");
+}
