@@ -7,6 +7,8 @@
 # share of the gap to nginx from utf8gate's own.
 #
 # usage: bench/proxy.sh            (DUR=10s REPS=2 by default; needs root for apt)
+#        BASELINE=/path/to/older/utf8gate bench/proxy.sh   also measures an older build of
+#        utf8gate in the same run, alternating, and prints utf8gate / baseline per rep.
 # The harness is read-only in shared/, so it is copied to a temporary folder and run from there;
 # nothing of it is part of the product.
 set -euo pipefail
@@ -25,21 +27,32 @@ FLOOR_PID=$!
 env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
     --proxy-addr 127.0.0.1:18084 --api-addr 127.0.0.1:18085 --admin-addr 127.0.0.1:18086 2>/dev/null &
 UG_PID=$!
+TARGETS=(nginx floor utf8gate)
+if [ -n "${BASELINE:-}" ]; then
+  env -u UTF8GATE_LOG_LEVEL "$BASELINE" serve --upstream http://127.0.0.1:18081 \
+      --proxy-addr 127.0.0.1:18094 --api-addr 127.0.0.1:18095 --admin-addr 127.0.0.1:18096 2>/dev/null &
+  BASE_PID=$!
+  trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
+  TARGETS+=(baseline)
+  for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18096/healthz && break; sleep 0.1; done
+fi
 for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18086/healthz && break; sleep 0.1; done
 
-declare -A PORT=([nginx]=18080 [floor]=18074 [utf8gate]=18084)
+declare -A PORT=([nginx]=18080 [floor]=18074 [utf8gate]=18084 [baseline]=18094)
 WORKLOADS=("get|get.lua||" "json16k|post.lua|payloads/json_16k.json|application/json"
            "json1m|post.lua|payloads/json_1m.json|application/json")
 declare -A RPS P50 P99
 for rep in $(seq 1 "$REPS"); do
   for w in "${WORKLOADS[@]}"; do
     IFS='|' read -r name script body ct <<<"$w"
-    for t in nginx floor utf8gate; do
+    for t in "${TARGETS[@]}"; do
       out=$(BODY_FILE="$PWD/$body" CT="$ct" timeout 60 wrk -t2 -c32 -d"$DUR" --timeout 10s --latency \
             -s "$PWD/$script" "http://127.0.0.1:${PORT[$t]}/" 2>&1 || true)
       non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
       [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; exit 1; }
-      RPS[$name.$t]="${RPS[$name.$t]:-} $(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')"
+      rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
+      RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
+      echo "rep $rep $name $t: $rps req/s, p50 $(grep -E '^ +50%' <<<"$out" | awk '{print $2}'), p99 $(grep -E '^ +99%' <<<"$out" | awk '{print $2}')" >&2
       P50[$name.$t]=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}')
       P99[$name.$t]=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
       sleep 2
@@ -57,3 +70,13 @@ for w in "${WORKLOADS[@]}"; do
     "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.floor]}" "${P99[$name.floor]}" \
     "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
 done
+if [ -n "${BASELINE:-}" ]; then
+  echo
+  echo "| workload | baseline req/s (reps) | utf8gate req/s (reps) | utf8gate / baseline (median) |"
+  echo "|---|---|---|---|"
+  for w in "${WORKLOADS[@]}"; do
+    name=${w%%|*}
+    b=$(median <<<"${RPS[$name.baseline]}"); u=$(median <<<"${RPS[$name.utf8gate]}")
+    printf '| %s |%s |%s | %.3f× |\n' "$name" "${RPS[$name.baseline]}" "${RPS[$name.utf8gate]}" "$(echo "$u / $b" | bc -l)"
+  done
+fi

@@ -70,6 +70,34 @@ pub fn strip_hop_by_hop(map: &mut HeaderMap) {
     }
 }
 
+/// Moves the transfer codings other than `chunked` (`Transfer-Encoding: gzip, chunked`) onto
+/// `Content-Encoding`, after the content codings: the body is forwarded as received, with a
+/// `Content-Length`, and the next hop must still undo those codings (RFC 9112 §6.1 makes transfer
+/// codings hop-by-hop). The policy evaluated the body with both lists undone.
+pub fn transfer_codings_to_content(map: &mut HeaderMap) {
+    let codings: Vec<String> = map
+        .get_all(axum::http::header::TRANSFER_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|c| c.trim().to_ascii_lowercase())
+        .filter(|c| !c.is_empty() && c != "chunked" && c != "identity")
+        .collect();
+    if codings.is_empty() {
+        return;
+    }
+    let mut list: Vec<String> = map
+        .get_all(axum::http::header::CONTENT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_string)
+        .collect();
+    list.extend(codings);
+    if let Ok(v) = HeaderValue::from_str(&list.join(", ")) {
+        map.insert(axum::http::header::CONTENT_ENCODING, v);
+    }
+}
+
 /// The hop-by-hop fields of RFC 9110 §7.6.1 (and their older kin), lowercase as header names
 /// are stored; compared as text, which costs a length test per name that is not one of them.
 const HOP_BY_HOP: [&str; 9] = [
@@ -98,6 +126,22 @@ mod tests {
             assert_eq!(map.len(), 1, "{name}");
             assert!(map.contains_key("x-keep"));
         }
+    }
+
+    #[test]
+    fn transfer_codings_move_onto_the_content() {
+        let mut map = HeaderMap::new();
+        map.append(
+            "transfer-encoding",
+            HeaderValue::from_static("gzip, chunked"),
+        );
+        map.append("content-encoding", HeaderValue::from_static("br"));
+        transfer_codings_to_content(&mut map);
+        assert_eq!(map["content-encoding"], "br, gzip");
+        let mut plain = HeaderMap::new();
+        plain.append("transfer-encoding", HeaderValue::from_static("chunked"));
+        transfer_codings_to_content(&mut plain);
+        assert!(!plain.contains_key("content-encoding"));
     }
 
     #[test]

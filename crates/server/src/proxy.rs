@@ -172,6 +172,8 @@ async fn forward(
         )
         .into_response();
     };
+    // Transfer codings end at this hop; the codings other than chunked stay on the content.
+    convert::transfer_codings_to_content(&mut headers);
     convert::strip_hop_by_hop(&mut headers);
     if !body.is_empty() || had_length {
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));

@@ -217,3 +217,37 @@ async fn max_body_bytes_bounds_the_decoded_body_too() {
     )
     .await;
 }
+
+/// `body` in HTTP/1.1 chunks of `size` bytes, with the last chunk.
+fn chunked(body: &[u8], size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in body.chunks(size) {
+        out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+        out.extend_from_slice(c);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transfer_codings_are_decoded_and_handed_on_as_content_codings() {
+    let (upstream, gw) = start("").await;
+    let head = "POST /api HTTP/1.1\r\nHost: e2e.test\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n";
+    let bad = [head.as_bytes(), &chunked(&gzip(TRAVERSAL), 7)].concat();
+    assert_refused(&gw, &upstream, "te gzip", &bad, 400, "overlong").await;
+    let coded = gzip(CLEAN.as_bytes());
+    let good = [head.as_bytes(), &chunked(&coded, 7)].concat();
+    let length = coded.len().to_string();
+    let same = [
+        ("content-encoding", &b"gzip"[..]),
+        ("content-length", length.as_bytes()),
+    ];
+    assert_forwarded(&gw, &upstream, "te gzip", &good, ("/api", &coded), &same).await;
+    // `chunked` not last is refused before or by the policy, never forwarded.
+    let before = upstream.count();
+    let odd = "POST /api HTTP/1.1\r\nHost: e2e.test\r\nTransfer-Encoding: chunked, gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+    let response = exchange(gw.proxy, odd.as_bytes()).await;
+    assert!((400..500).contains(&response.status), "{}", response.status);
+    assert_eq!(upstream.count(), before);
+}
