@@ -37,7 +37,7 @@ pub struct Limits {
     /// Most bytes a coded body may decode to (default 8 MiB; the server also caps it at its
     /// `max_body_bytes`).
     pub max_decoded_bytes: usize,
-    /// Most decoded bytes per coded byte, checked once a body has decoded to 64 KiB
+    /// Most decoded bytes per coded byte, checked at the end of a body that decoded to over 64 KiB
     /// (default 200; deflate's own maximum is about 1 032).
     pub max_expansion_ratio: usize,
     /// Most content and transfer codings applied to one body (default 2).

@@ -200,7 +200,11 @@ impl Decoder {
                 self.max_out
             )));
         }
-        if self.decoded_out > RATIO_FLOOR
+        // The ratio is a judgement of the whole body, taken at its end so that it does not
+        // depend on how the body was cut into chunks; meanwhile memory and work are bounded by
+        // `max_out`, enforced inside the decoders.
+        if end
+            && self.decoded_out > RATIO_FLOOR
             && self.decoded_out > self.coded_in.saturating_mul(self.max_ratio)
         {
             return Err(CodingError::TooLarge(format!(
