@@ -14,13 +14,33 @@ const SINGLETONS: [&str; 3] = ["host", "content-type", "authorization"];
 /// Checks the head of `request`. `with_host` is false for scanned uploads, whose head is the
 /// scan call's, not the application's.
 pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
-    for name in SINGLETONS {
-        let count = request
-            .headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
-            .count();
-        if count > 1 && (with_host || name != "host") {
+    // One pass over the headers: most requests carry a handful, none of them twice.
+    let mut counts = [0usize; SINGLETONS.len()];
+    let mut lengths = false;
+    for (name, value) in &request.headers {
+        let Some(i) = SINGLETONS.iter().position(|s| name.eq_ignore_ascii_case(s)) else {
+            lengths |= name.eq_ignore_ascii_case("content-length");
+            continue;
+        };
+        counts[i] += 1;
+        match SINGLETONS[i] {
+            "content-type" => media_type_parameters(value, Part::Header, name, out),
+            "host" if with_host => {
+                if let Err((offset, why)) = host(value) {
+                    out.structural_named(
+                        Part::Header,
+                        name,
+                        FindingKind::MalformedHost,
+                        offset,
+                        why,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, count) in SINGLETONS.iter().zip(counts) {
+        if count > 1 && (with_host || *name != "host") {
             out.structural_named(
                 Part::Header,
                 name,
@@ -30,16 +50,8 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
             );
         }
     }
-    content_lengths(request, out);
-    for (name, value) in &request.headers {
-        if name.eq_ignore_ascii_case("content-type") {
-            media_type_parameters(value, Part::Header, name, out);
-        }
-        if with_host && name.eq_ignore_ascii_case("host") {
-            if let Err((offset, why)) = host(value) {
-                out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
-            }
-        }
+    if lengths {
+        content_lengths(request, out);
     }
 }
 

@@ -29,6 +29,9 @@ pub struct Peer {
     node: String,
     /// `Forwarded` of a request from this peer when it is not trusted and has no `Host`.
     forwarded: HeaderValue,
+    /// The `Host` of the connection's first request with one, and the `Forwarded` value built
+    /// for it: the requests of a keep-alive connection usually share their `Host`.
+    with_host: std::sync::Arc<std::sync::OnceLock<(HeaderValue, HeaderValue)>>,
 }
 
 impl Peer {
@@ -48,6 +51,7 @@ impl Peer {
             forwarded_for: value(&text),
             forwarded: value(&format!("{node};proto=http")),
             node,
+            with_host: Default::default(),
         }
     }
 
@@ -68,12 +72,15 @@ pub fn set(headers: &mut HeaderMap, peer: &Peer, trusted: bool) {
         headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
         match host {
             Some(host) => {
-                let cached = peer.forwarded.as_bytes();
-                let mut forwarded = Vec::with_capacity(cached.len() + host.len() + 8);
-                forwarded.extend_from_slice(cached);
-                forwarded.extend_from_slice(b";host=");
-                push_value(&mut forwarded, host.as_bytes());
-                insert_bytes(headers, header::FORWARDED, forwarded);
+                let (first_host, first_value) = peer
+                    .with_host
+                    .get_or_init(|| (host.clone(), forwarded_with_host(&peer.forwarded, &host)));
+                let value = if *first_host == host {
+                    first_value.clone()
+                } else {
+                    forwarded_with_host(&peer.forwarded, &host)
+                };
+                headers.insert(header::FORWARDED, value);
                 headers.insert(X_FORWARDED_HOST, host);
             }
             None => {
@@ -129,6 +136,15 @@ fn joined(headers: &HeaderMap, name: &HeaderName) -> Option<Vec<u8>> {
 
 /// Replaces `name` with `value`, made of valid header values and ASCII, so it is one too (else
 /// the name is removed: nothing unchecked goes upstream).
+/// `for=...;proto=http;host=...`; this hop's element alone when the host cannot be written.
+fn forwarded_with_host(bare: &HeaderValue, host: &HeaderValue) -> HeaderValue {
+    let mut forwarded = Vec::with_capacity(bare.len() + host.len() + 8);
+    forwarded.extend_from_slice(bare.as_bytes());
+    forwarded.extend_from_slice(b";host=");
+    push_value(&mut forwarded, host.as_bytes());
+    HeaderValue::from_maybe_shared(bytes::Bytes::from(forwarded)).unwrap_or_else(|_| bare.clone())
+}
+
 fn insert_bytes(headers: &mut HeaderMap, name: HeaderName, value: Vec<u8>) {
     match HeaderValue::from_maybe_shared(bytes::Bytes::from(value)) {
         Ok(v) => {
