@@ -32,6 +32,17 @@ pub enum Part {
     MultipartContent,
     /// A whole text body (`text/*` and unknown types), or the start of any body.
     Body,
+    /// A cookie's name in `Cookie`, percent-decoded (as PHP and Express read it).
+    CookieName,
+    /// A cookie's value in `Cookie`, percent-decoded.
+    CookieValue,
+    /// The path of a URL-valued header (`Referer`, `Origin`) or of a path-override header
+    /// (`X-Original-URL`), percent-decoded once.
+    UrlPath,
+    /// A query name or value of a URL-valued or path-override header, percent-decoded.
+    UrlQuery,
+    /// An RFC 8187 extended parameter of a header (`title*=UTF-8''...`), decoded.
+    HeaderParameter,
 }
 
 impl Part {
@@ -48,6 +59,11 @@ impl Part {
             | Part::MultipartHeader
             | Part::MultipartContent => LocationClass::Multipart,
             Part::Body => LocationClass::Body,
+            // Decoded like a query pair, configured like one.
+            Part::CookieName | Part::CookieValue | Part::UrlQuery | Part::HeaderParameter => {
+                LocationClass::Query
+            }
+            Part::UrlPath => LocationClass::Path,
         }
     }
 
@@ -61,7 +77,7 @@ impl Part {
 
     /// `true` for fields whose bytes name a file system path or route.
     pub fn is_path_like(self) -> bool {
-        matches!(self, Part::Path | Part::MultipartFilename)
+        matches!(self, Part::Path | Part::MultipartFilename | Part::UrlPath)
     }
 }
 

@@ -77,6 +77,11 @@ pub struct Config {
     /// Peers of the proxy listener whose forwarding headers (`X-Forwarded-*`, `Forwarded`)
     /// are kept and extended; those of any other peer are replaced. Empty: trust nobody.
     pub trusted_proxies: Vec<Cidr>,
+    /// Refuse (400) rather than remove the path-override headers (`X-Original-URL`...) of
+    /// peers that are not trusted proxies.
+    pub refuse_untrusted_path_overrides: bool,
+    /// Forward `TRACE` requests (refused with 405 otherwise).
+    pub allow_trace: bool,
     /// Log format.
     pub log_format: LogFormat,
     /// Log level or filter directive.
@@ -284,6 +289,8 @@ fn validate(
         api_addr,
         admin_addr,
         proxy_threads,
+        refuse_untrusted_path_overrides: raw.listen.refuse_untrusted_path_overrides,
+        allow_trace: raw.listen.allow_trace,
         upstream,
         connect_timeout: seconds(
             raw.upstream.connect_timeout_seconds,

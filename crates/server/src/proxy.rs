@@ -25,6 +25,7 @@ use crate::state::{AppState, read_body};
 pub use forwarded::Peer;
 
 pub mod forwarded;
+mod target;
 
 /// The proxy listener's service: one handler for every request (no router), under the
 /// listener's [`Limits`]. Cheap to clone (one shared allocation).
@@ -47,8 +48,22 @@ impl Proxy {
 
 async fn handle(state: &AppState, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
     let started = Instant::now();
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let id = state.request_id(&parts.headers);
+    // An empty list (the default) trusts no peer, at the cost of one length test.
+    let trusted = state
+        .config
+        .trusted_proxies
+        .iter()
+        .any(|net| net.contains(peer.ip()));
+    if let Some(response) = target::answer_here(state, &mut parts, trusted, &id) {
+        if response.status().is_client_error() {
+            state
+                .metrics
+                .record_refused(Mode::Proxy, started.elapsed().as_secs_f64());
+        }
+        return response;
+    }
     let body = match read_body(state, body, state.config.max_body_bytes, &id).await {
         Ok(b) => b,
         Err(p) => {
@@ -84,7 +99,15 @@ async fn handle(state: &AppState, peer: &Peer, request: hyper::Request<Incoming>
         Some(rewritten) => Outgoing::Rewritten(rewritten),
         None => Outgoing::Received(Bytes::from(request.body)),
     };
-    let response = forward(state, parts, outgoing, peer, verdict.decision, &id).await;
+    let response = forward(
+        state,
+        parts,
+        outgoing,
+        (peer, trusted),
+        verdict.decision,
+        &id,
+    )
+    .await;
     state.audit(
         Mode::Proxy,
         &id,
@@ -108,7 +131,7 @@ async fn forward(
     state: &AppState,
     parts: axum::http::request::Parts,
     outgoing: Outgoing,
-    peer: &Peer,
+    (peer, trusted): (&Peer, bool),
     decision: Decision,
     id: &str,
 ) -> Response {
@@ -180,12 +203,6 @@ async fn forward(
     } else {
         headers.remove(header::CONTENT_LENGTH);
     }
-    // An empty list (the default) trusts no peer, at the cost of one length test.
-    let trusted = state
-        .config
-        .trusted_proxies
-        .iter()
-        .any(|net| net.contains(peer.ip()));
     forwarded::set(&mut headers, peer, trusted);
     if decision == Decision::Sanitize {
         headers.insert(crate::DECISION, HeaderValue::from_static("sanitize"));

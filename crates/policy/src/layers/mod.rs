@@ -3,6 +3,7 @@
 mod body;
 pub mod coding;
 pub(crate) mod head;
+mod headers;
 pub(crate) mod json;
 pub(crate) mod multipart;
 pub(crate) mod parts;
@@ -169,6 +170,7 @@ pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
             0..value.len(),
         ));
     }
+    headers::readings(request, profile, &mut out);
 
     if !request.body.is_empty() {
         body::body(request, profile, &mut out);

@@ -69,7 +69,7 @@ impl PathBackend {
 }
 
 /// The readings a profile takes (`[readings]` in a profile's TOML).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Readings {
     /// Content and transfer codings.
@@ -80,4 +80,28 @@ pub struct Readings {
     pub charsets: CharsetReading,
     /// Path semantics.
     pub path_backend: PathBackend,
+    /// Headers whose value is a URL, read as one: path and query checked with the path and
+    /// query rules (lowercase names; default `referer`, `origin`).
+    pub url_headers: Vec<String>,
+    /// Headers some frameworks take as the request path (`x-original-url`, `x-rewrite-url`,
+    /// `x-forwarded-prefix` by default): checked with the path rules. The proxy listener also
+    /// removes (or refuses) them from peers that are not trusted proxies.
+    pub path_override_headers: Vec<String>,
+}
+
+impl Default for Readings {
+    fn default() -> Readings {
+        Readings {
+            content_codings: CodingReading::default(),
+            multipart_transfer_encoding: PartEncodingReading::default(),
+            charsets: CharsetReading::default(),
+            path_backend: PathBackend::default(),
+            url_headers: vec!["referer".into(), "origin".into()],
+            path_override_headers: vec![
+                "x-original-url".into(),
+                "x-rewrite-url".into(),
+                "x-forwarded-prefix".into(),
+            ],
+        }
+    }
 }

@@ -22,6 +22,8 @@ pub(super) struct RawListen {
     pub(super) admin_addr: String,
     pub(super) proxy_threads: u64,
     pub(super) trusted_proxies: Vec<String>,
+    pub(super) refuse_untrusted_path_overrides: bool,
+    pub(super) allow_trace: bool,
 }
 
 impl Default for RawListen {
@@ -32,6 +34,8 @@ impl Default for RawListen {
             admin_addr: "127.0.0.1:9090".into(),
             proxy_threads: 0,
             trusted_proxies: Vec::new(),
+            refuse_untrusted_path_overrides: false,
+            allow_trace: false,
         }
     }
 }

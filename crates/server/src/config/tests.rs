@@ -119,7 +119,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 25);
+        assert_eq!(keys, 27);
     }
 }
 

@@ -1,0 +1,194 @@
+//! Header values as backends decode them. Every header is checked raw; these are the further
+//! readings, each checked like the part of a URL it amounts to, so that the same payload gets
+//! the same verdict in a query value and in every header a backend decodes:
+//!
+//! * `Cookie` (RFC 6265 §4.2 pairs): names and values percent-decoded, as PHP's `$_COOKIE` and
+//!   Express's cookie-parser read them (query rules).
+//! * URL-valued headers (`Referer`, `Origin`, configured names): the URL's path (path rules)
+//!   and query (query rules), as applications that redirect to them read them.
+//! * Path-override headers (`X-Original-URL`, `X-Rewrite-URL`, `X-Forwarded-Prefix`,
+//!   configured names), which some frameworks take as the request path: path and query rules.
+//! * RFC 8187 extended parameters in any header (`title*=UTF-8''%E2%80%AE`): decoded.
+
+use super::{Decomposed, path, percent, query};
+use crate::field::{Container, Encoding, Field};
+use crate::finding::FindingKind;
+use crate::location::{Location, Part};
+use crate::profile::Profile;
+use crate::request::{Request, split_params, trim};
+
+/// Adds the decoded readings of the request's headers (checked, never rewritten).
+pub(crate) fn readings(request: &Request, profile: &Profile, out: &mut Decomposed) {
+    let readings = &profile.readings;
+    for (i, (name, value)) in request.headers.iter().enumerate() {
+        let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
+        if name.eq_ignore_ascii_case("cookie") {
+            cookies(value, i, profile, out);
+        } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
+            url(name, value, i, profile, out);
+        }
+        if memchr::memmem::find(value, b"*=").is_some() {
+            extended_parameters(name, value, i, out);
+        }
+    }
+}
+
+fn push(
+    out: &mut Decomposed,
+    location: Location,
+    bytes: Vec<u8>,
+    header: usize,
+    findings: Vec<crate::checks::RawFinding>,
+) {
+    out.fields.push(Field {
+        location,
+        bytes,
+        container: Container::Header(header),
+        span: 0..0,
+        encoding: Encoding::Raw,
+        at_body_start: false,
+        layer_findings: findings,
+        check_only: true,
+    });
+}
+
+/// `name=value; name2="value2"` pairs, each side percent-decoded (`+` kept: Express does not
+/// read it as a space, PHP does, and a space changes no check).
+fn cookies(value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed) {
+    for (index, pair) in value.split(|&b| b == b';').enumerate() {
+        if index >= profile.limits.max_parameters {
+            out.structural_named(
+                Part::Header,
+                "cookie",
+                FindingKind::LimitExceeded,
+                0,
+                format!("more than {} cookies", profile.limits.max_parameters),
+            );
+            return;
+        }
+        let pair = trim(pair);
+        if pair.is_empty() {
+            continue;
+        }
+        let (raw_name, raw_value) = match pair.iter().position(|&b| b == b'=') {
+            Some(eq) => (trim(&pair[..eq]), Some(trim(&pair[eq + 1..]))),
+            None => (pair, None),
+        };
+        let (name, name_findings) = percent::decode(raw_name, false);
+        let location = |part| Location::part(part).with_name(&name).with_index(index);
+        push(
+            out,
+            location(Part::CookieName),
+            name.clone(),
+            header,
+            name_findings,
+        );
+        if let Some(raw_value) = raw_value {
+            // RFC 6265 §4.1.1: a cookie-value may be wrapped in DQUOTEs.
+            let inner = match raw_value {
+                [b'"', inner @ .., b'"'] => inner,
+                v => v,
+            };
+            let (bytes, findings) = percent::decode(inner, false);
+            push(out, location(Part::CookieValue), bytes, header, findings);
+        }
+    }
+}
+
+/// The path and query of a URL (absolute, or a path with a query).
+fn url(name: &str, value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed) {
+    let value = trim(value);
+    let rest = match scheme_end(value) {
+        Some(after) if value[after..].starts_with(b"//") => {
+            let authority = &value[after + 2..];
+            let end = authority
+                .iter()
+                .position(|b| matches!(b, b'/' | b'?' | b'#'))
+                .unwrap_or(authority.len());
+            // The authority as a host, after any user information.
+            let host = &authority[..end];
+            let host = &host[host.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..];
+            if let Err((offset, why)) = super::head::host(host) {
+                out.structural_named(Part::UrlPath, name, FindingKind::MalformedHost, offset, why);
+            }
+            &authority[end..]
+        }
+        _ => value,
+    };
+    let rest = &rest[..rest.iter().position(|&b| b == b'#').unwrap_or(rest.len())];
+    let (raw_path, raw_query) = match rest.iter().position(|&b| b == b'?') {
+        Some(q) => (&rest[..q], Some(&rest[q + 1..])),
+        None => (rest, None),
+    };
+    let location = || Location::part(Part::UrlPath).with_name(name.as_bytes());
+    if !raw_path.is_empty() {
+        let (path_bytes, mut findings) = percent::decode(raw_path, false);
+        findings.extend(percent::encoded_separators(raw_path));
+        path::backend_readings(&path_bytes, profile.readings.path_backend, out);
+        push(out, location(), path_bytes, header, findings);
+    }
+    if let Some(raw_query) = raw_query {
+        let (fields, _) = query::fields(
+            raw_query,
+            Container::Header(header),
+            0,
+            false,
+            profile.limits.max_parameters,
+        );
+        for mut field in fields {
+            field.location.part = Part::UrlQuery;
+            field.location.name = Some(name.to_string());
+            field.check_only = true;
+            out.fields.push(field);
+        }
+    }
+}
+
+/// Where an RFC 3986 scheme and its `:` end, if `value` starts with one.
+fn scheme_end(value: &[u8]) -> Option<usize> {
+    let colon = value.iter().position(|&b| b == b':')?;
+    let scheme = &value[..colon];
+    let ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    ok.then_some(colon + 1)
+}
+
+/// `key*=charset'language'percent-encoded` parameters, decoded.
+fn extended_parameters(name: &str, value: &[u8], header: usize, out: &mut Decomposed) {
+    for piece in split_params(value) {
+        let Some(eq) = piece.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        if !trim(&piece[..eq]).ends_with(b"*") {
+            continue;
+        }
+        let ext = trim(&piece[eq + 1..]);
+        let mut quotes = ext
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\'')
+            .map(|(i, _)| i);
+        let (Some(first), Some(second)) = (quotes.next(), quotes.next()) else {
+            continue;
+        };
+        let charset = &ext[..first];
+        if !charset.eq_ignore_ascii_case(b"utf-8") {
+            out.structural_named(
+                Part::HeaderParameter,
+                name,
+                FindingKind::ForeignCharset,
+                0,
+                format!(
+                    "extended parameter in charset {:?}",
+                    String::from_utf8_lossy(charset)
+                ),
+            );
+            continue;
+        }
+        let (bytes, findings) = percent::decode(&ext[second + 1..], false);
+        let location = Location::part(Part::HeaderParameter).with_name(name.as_bytes());
+        push(out, location, bytes, header, findings);
+    }
+}

@@ -1,0 +1,98 @@
+//! The request line and head as the proxy listener takes them, before the policy: methods it
+//! never forwards, the asterisk and absolute forms of the target (RFC 9112 §3.2), and the
+//! path-override headers of peers that are not trusted proxies.
+
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::problem::Problem;
+use crate::state::AppState;
+
+/// The methods the proxy forwards, for `Allow`.
+const ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
+/// Answers the request here when it must not be forwarded (`CONNECT`; `TRACE` unless allowed;
+/// `OPTIONS *`; an absolute-form target whose authority is not the `Host`; a path override
+/// from an untrusted peer when those are refused), and otherwise removes the path-override
+/// headers of an untrusted peer. `None`: go on to the policy.
+pub(super) fn answer_here(
+    state: &AppState,
+    parts: &mut Parts,
+    trusted: bool,
+    id: &str,
+) -> Option<Response> {
+    let method = &parts.method;
+    if *method == Method::CONNECT || (*method == Method::TRACE && !state.config.allow_trace) {
+        let detail = format!("{method} is not forwarded by this proxy");
+        let mut response = Problem::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method-not-allowed",
+            "Method not allowed",
+            detail,
+            id,
+        )
+        .into_response();
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+        return Some(response);
+    }
+    // RFC 9112 §3.2.4: `*` is for a server-wide OPTIONS, which this hop answers.
+    if parts.uri == "*" {
+        if *method != Method::OPTIONS {
+            return Some(bad_target("the asterisk form is only for OPTIONS", id));
+        }
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+        return Some(response);
+    }
+    // RFC 9112 §3.2.2: with an absolute-form target the recipient ignores `Host`; a backend may
+    // read either, so they must agree.
+    if let Some(authority) = parts.uri.authority() {
+        let host = parts.headers.get(header::HOST).map(HeaderValue::as_bytes);
+        if host.is_none_or(|h| !h.eq_ignore_ascii_case(authority.as_str().as_bytes())) {
+            return Some(bad_target(
+                "the absolute-form target names another authority than Host",
+                id,
+            ));
+        }
+    }
+    if !trusted {
+        let overrides = &state.profile(None)?.readings.path_override_headers;
+        let present = overrides
+            .iter()
+            .any(|h| parts.headers.contains_key(h.as_str()));
+        if present {
+            if state.config.refuse_untrusted_path_overrides {
+                return Some(
+                    Problem::new(
+                        StatusCode::BAD_REQUEST,
+                        "untrusted-path-override",
+                        "Path override from an untrusted peer",
+                        "X-Original-URL, X-Rewrite-URL and the like are accepted from trusted proxies only",
+                        id,
+                    )
+                    .into_response(),
+                );
+            }
+            for name in overrides {
+                parts.headers.remove(name.as_str());
+            }
+        }
+    }
+    None
+}
+
+fn bad_target(detail: &str, id: &str) -> Response {
+    Problem::new(
+        StatusCode::BAD_REQUEST,
+        "bad-target",
+        "Bad request target",
+        detail,
+        id,
+    )
+    .into_response()
+}
