@@ -30,23 +30,29 @@ mod target;
 /// The proxy listener's service: one handler for every request (no router), under the
 /// listener's [`Limits`]. Cheap to clone (one shared allocation).
 #[derive(Clone)]
-pub struct Proxy(std::sync::Arc<(AppState, Limits)>);
+pub struct Proxy(std::sync::Arc<(AppState, Limits, target::Overrides)>);
 
 impl Proxy {
     /// The proxy of `state`, with its own limits.
     pub fn new(state: AppState) -> Proxy {
         let limits = Limits::new(&state);
-        Proxy(std::sync::Arc::new((state, limits)))
+        let overrides = target::Overrides::of(&state);
+        Proxy(std::sync::Arc::new((state, limits, overrides)))
     }
 
     /// Evaluates a request from `peer`, then forwards or rejects it.
     pub async fn serve(&self, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
-        let (state, limits) = &*self.0;
-        limits.run(handle(state, peer, request)).await
+        let (state, limits, overrides) = &*self.0;
+        limits.run(handle(state, overrides, peer, request)).await
     }
 }
 
-async fn handle(state: &AppState, peer: &Peer, request: hyper::Request<Incoming>) -> Response {
+async fn handle(
+    state: &AppState,
+    overrides: &target::Overrides,
+    peer: &Peer,
+    request: hyper::Request<Incoming>,
+) -> Response {
     let started = Instant::now();
     let (mut parts, body) = request.into_parts();
     let id = state.request_id(&parts.headers);
@@ -56,7 +62,7 @@ async fn handle(state: &AppState, peer: &Peer, request: hyper::Request<Incoming>
         .trusted_proxies
         .iter()
         .any(|net| net.contains(peer.ip()));
-    if let Some(response) = target::answer_here(state, &mut parts, trusted, &id) {
+    if let Some(response) = target::answer_here(state, overrides, &mut parts, trusted, &id) {
         if response.status().is_client_error() {
             state
                 .metrics

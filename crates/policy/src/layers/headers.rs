@@ -27,7 +27,7 @@ pub(crate) fn readings(request: &Request, profile: &Profile, out: &mut Decompose
         } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
             url(name, value, i, profile, out);
         }
-        if memchr::memmem::find(value, b"*=").is_some() {
+        if value.contains(&b'*') && value.windows(2).any(|w| w == b"*=") {
             extended_parameters(name, value, i, out);
         }
     }

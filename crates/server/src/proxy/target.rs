@@ -3,7 +3,7 @@
 //! path-override headers of peers that are not trusted proxies.
 
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::problem::Problem;
@@ -12,12 +12,32 @@ use crate::state::AppState;
 /// The methods the proxy forwards, for `Allow`.
 const ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
+/// The path-override headers of the default profile (`readings.path_override_headers`), as
+/// header names parsed once.
+pub(crate) struct Overrides(Vec<HeaderName>);
+
+impl Overrides {
+    /// Those of `state`'s default profile.
+    pub(crate) fn of(state: &AppState) -> Overrides {
+        let names = state
+            .profile(None)
+            .map_or(&[][..], |p| &p.readings.path_override_headers[..]);
+        Overrides(
+            names
+                .iter()
+                .filter_map(|n| HeaderName::from_bytes(n.as_bytes()).ok())
+                .collect(),
+        )
+    }
+}
+
 /// Answers the request here when it must not be forwarded (`CONNECT`; `TRACE` unless allowed;
 /// `OPTIONS *`; an absolute-form target whose authority is not the `Host`; a path override
 /// from an untrusted peer when those are refused), and otherwise removes the path-override
 /// headers of an untrusted peer. `None`: go on to the policy.
 pub(super) fn answer_here(
     state: &AppState,
+    overrides: &Overrides,
     parts: &mut Parts,
     trusted: bool,
     id: &str,
@@ -61,10 +81,9 @@ pub(super) fn answer_here(
         }
     }
     if !trusted {
-        let overrides = &state.profile(None)?.readings.path_override_headers;
-        let present = overrides
-            .iter()
-            .any(|h| parts.headers.contains_key(h.as_str()));
+        let overrides = &overrides.0;
+        // A pass over the names present (a handful) costs less than hashing each override.
+        let present = parts.headers.keys().any(|k| overrides.contains(k));
         if present {
             if state.config.refuse_untrusted_path_overrides {
                 return Some(
@@ -79,7 +98,7 @@ pub(super) fn answer_here(
                 );
             }
             for name in overrides {
-                parts.headers.remove(name.as_str());
+                parts.headers.remove(name);
             }
         }
     }
