@@ -1,7 +1,9 @@
 //! Real text in twelve scripts, in every location, passes the default and Windows profiles
 //! untouched with zero findings: the false-positive half of the comparison with the peers.
 
-use std::io::Write;
+mod support;
+
+use support::coders::{brotli, gzip, zlib};
 
 use utf8gate_policy::{Decision, Profile, Request, evaluate};
 
@@ -143,26 +145,6 @@ fn coded(content_type: &str, coding: &str, body: &[u8], code: fn(&[u8]) -> Vec<u
         .header("Content-Type", content_type.as_bytes())
         .header("Content-Encoding", coding.as_bytes())
         .body(&code(body))
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn zlib(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn brotli(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    brotli::CompressorWriter::new(&mut out, 4096, 5, 22)
-        .write_all(data)
-        .unwrap();
-    out
 }
 
 /// The shape Chrome and Firefox send: a WebKit boundary, a text field, a file with its type.

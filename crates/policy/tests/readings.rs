@@ -1,40 +1,15 @@
 //! One reading: a request is judged as the backend reads it (coded bodies decoded), and a
 //! request that backends read two ways is refused.
 
-use std::io::Write;
+mod support;
+
+use support::coders::{brotli, gzip, raw_deflate, zlib};
 
 use proptest::prelude::*;
 use utf8gate_policy::{
     CodingReading, Decision, Evaluation, FindingKind, PartEncodingReading, PathBackend, Profile,
     Request, evaluate,
 };
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn zlib(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn raw_deflate(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn brotli(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
-        w.write_all(data).unwrap();
-    }
-    out
-}
 
 fn post(content_type: &[u8], coding: Option<&str>, body: &[u8]) -> Request {
     let mut r = Request::new("POST", b"/submit").header("Content-Type", content_type);

@@ -1,0 +1,3 @@
+//! Helpers shared by the policy's integration tests.
+
+pub(crate) mod coders;
