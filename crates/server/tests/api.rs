@@ -49,6 +49,50 @@ async fn scan_returns_the_verdict() {
     assert_eq!(v["findings"][0]["lax_scalar"], "U+1F600");
 }
 
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// `/v1/scan` reads a coded upload as its decoded bytes, buffered or (past `max_body_bytes`)
+/// streamed, and reports codings it cannot read as findings.
+#[tokio::test]
+async fn scan_undoes_content_codings_buffered_and_streamed() {
+    let mut text = vec![b'a'; 4096];
+    text.extend_from_slice(b" ..\xC0\xAF..");
+    for max_body_bytes in [1 << 20, 1024] {
+        let mut config = Config::default_config();
+        config.max_body_bytes = max_body_bytes;
+        let (_, api, _) = routers(&AppState::new(config));
+        for (coding, body, kind) in [
+            ("gzip", gzip(&text), "overlong"),
+            ("gzip", gzip(&text)[..40].to_vec(), "corrupt_coding"),
+            ("compress", gzip(&text), "unsupported_coding"),
+        ] {
+            let mut request = post("/v1/scan", "text/plain", &body);
+            request
+                .headers_mut()
+                .insert("content-encoding", coding.parse().unwrap());
+            let (status, headers, out) = call(api.clone(), request).await;
+            assert_eq!(status, StatusCode::OK);
+            assert_eq!(
+                headers["utf8gate-decision"], "reject",
+                "{max_body_bytes} {kind}"
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let kinds: Vec<&str> = v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["kind"].as_str().unwrap())
+                .collect();
+            assert!(kinds.contains(&kind), "{max_body_bytes}: {kinds:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn sanitize_with_lossy_equals_std() {
     let input = b"\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64";
