@@ -121,6 +121,17 @@ pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, S
         };
         let key = trim(&piece[..eq]).to_ascii_lowercase();
         let raw = trim(&piece[eq + 1..]);
+        if raw.first() == Some(&b'"') && quoted_string_end(raw) != Some(raw.len()) {
+            // `name="a"b`: parsers stop at the closing quote, keep the rest, or take it all.
+            return Some((
+                offset,
+                FindingKind::AmbiguousParameter,
+                format!(
+                    "text after the quoted {} parameter",
+                    String::from_utf8_lossy(&key)
+                ),
+            ));
+        }
         if raw.first() != Some(&b'"') && !raw.iter().all(|&b| is_tchar(b)) {
             // Parsers stop an unquoted value at the first byte that is not a token byte, or
             // take the rest of the parameter: two readings.
@@ -168,6 +179,20 @@ pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, S
             ));
         }
         names.push(base);
+    }
+    None
+}
+
+/// Where the quoted-string at the start of `raw` ends (after its closing quote), if it does.
+fn quoted_string_end(raw: &[u8]) -> Option<usize> {
+    let mut escaped = false;
+    for (i, &b) in raw.iter().enumerate().skip(1) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(i + 1),
+            _ => {}
+        }
     }
     None
 }
@@ -279,6 +304,15 @@ mod tests {
         );
         assert_eq!(
             kind(b"form-data; name=\"a"),
+            Some(FindingKind::AmbiguousParameter)
+        );
+        // Text after the closing quote is kept, dropped or refused by parsers.
+        assert_eq!(
+            kind("form-data; name=\"a\"e\u{301}".as_bytes()),
+            Some(FindingKind::AmbiguousParameter)
+        );
+        assert_eq!(
+            kind(b"form-data; name=\"a\"\"b\""),
             Some(FindingKind::AmbiguousParameter)
         );
         // filename and filename* are different parameters (their agreement is checked apart).
