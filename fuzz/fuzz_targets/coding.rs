@@ -17,7 +17,13 @@
 //! piece (the decoder meets the corrupt bytes while the output that passes the limit is still
 //! in its buffer). Both refuse; only the
 //! error kind differs. Tolerated when the one-shot error is `Corrupt` and the streamed one is
-//! the size limit. `UTF8GATE_FUZZ_STRICT=1` makes it a failure again.
+//! the size limit.
+//!
+//! Known exception (`fuzz/regressions/coding/br-*`, reported, not fixed here): the
+//! `brotli-decompressor` writer (5.0.3) refuses some valid streams ("Invalid Data") when they
+//! are written to it a byte at a time, streams it decodes when written whole (and that its
+//! reader decodes). Tolerated when the codings include br and the streamed error is a br
+//! stream that does not decode. `UTF8GATE_FUZZ_STRICT=1` makes both exceptions failures again.
 //!
 //! `cargo fuzz run coding -s none` (stable toolchain).
 #![no_main]
@@ -28,7 +34,7 @@ use libfuzzer_sys::fuzz_target;
 use utf8gate_policy::Limits;
 use utf8gate_policy::coding::{Coding, CodingError, Decoder, decode};
 
-/// `UTF8GATE_FUZZ_STRICT` set (and not empty or `0`): the known exception fails too.
+/// `UTF8GATE_FUZZ_STRICT` set (and not empty or `0`): the known exceptions fail too.
 static STRICT: LazyLock<bool> = LazyLock::new(|| {
     std::env::var_os("UTF8GATE_FUZZ_STRICT").is_some_and(|v| !v.is_empty() && v != "0")
 });
@@ -99,6 +105,11 @@ fuzz_target!(|data: &[u8]| {
         // The known exception: the size limit passed just before the corruption.
         (Err(CodingError::Corrupt(_)), Err(CodingError::TooLarge(m)))
             if !*STRICT && m.contains("decodes to more than") => {}
+        // The known exception: the br writer fed in small chunks.
+        (_, Err(CodingError::Corrupt(m)))
+            if !*STRICT
+                && codings.contains(&Coding::Brotli)
+                && m.starts_with("the br stream does not decode") => {}
         (a, b) => panic!("one-shot {:?}, streamed {:?}", a.as_ref().map(Vec::len), b),
     }
 });
