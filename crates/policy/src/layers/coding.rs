@@ -342,10 +342,9 @@ impl Stage {
             Some((Err(e), output)) => {
                 *self = Stage::Failed;
                 Err(if output.over {
-                    CodingError::TooLarge(format!(
-                        "the body decodes to more than {} bytes",
-                        output.room
-                    ))
+                    CodingError::TooLarge(
+                        "the body decodes to more than max_decoded_bytes allows".to_string(),
+                    )
                 } else {
                     error(&e)
                 })
