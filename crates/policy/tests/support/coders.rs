@@ -17,7 +17,6 @@ pub(crate) fn zlib(data: &[u8]) -> Vec<u8> {
 }
 
 /// deflate as some clients send it: raw (RFC 1951).
-#[allow(dead_code)] // not every test binary sends raw deflate
 pub(crate) fn raw_deflate(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(data).unwrap();
