@@ -165,15 +165,9 @@ fn extended_parameters(name: &str, value: &[u8], header: usize, out: &mut Decomp
             continue;
         }
         let ext = trim(&piece[eq + 1..]);
-        let mut quotes = ext
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\'')
-            .map(|(i, _)| i);
-        let (Some(first), Some(second)) = (quotes.next(), quotes.next()) else {
+        let Some((charset, tail)) = percent::split_ext_value(ext) else {
             continue;
         };
-        let charset = &ext[..first];
         if !charset.eq_ignore_ascii_case(b"utf-8") {
             out.structural_named(
                 Part::HeaderParameter,
@@ -187,7 +181,7 @@ fn extended_parameters(name: &str, value: &[u8], header: usize, out: &mut Decomp
             );
             continue;
         }
-        let (bytes, findings) = percent::decode(&ext[second + 1..], false);
+        let (bytes, findings) = percent::decode(&ext[tail..], false);
         let location = Location::part(Part::HeaderParameter).with_name(name.as_bytes());
         push(out, location, bytes, header, findings);
     }

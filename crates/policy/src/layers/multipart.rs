@@ -304,15 +304,7 @@ fn has_html_escape(value: &[u8]) -> bool {
 /// The percent-encoded tail of an RFC 8187 `ext-value` (`charset'language'tail`); a charset
 /// other than UTF-8 is a reading utf8gate does not take.
 fn ext_value_tail(body: &[u8], value: Range<usize>, part: &mut Part) -> Range<usize> {
-    let v = &body[value.clone()];
-    let quotes: Vec<usize> = v
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\'')
-        .map(|(i, _)| i)
-        .take(2)
-        .collect();
-    let (Some(&first), Some(&second)) = (quotes.first(), quotes.get(1)) else {
+    let Some((charset, tail)) = percent::split_ext_value(&body[value.clone()]) else {
         part.ambiguities.push((
             value.start,
             FindingKind::AmbiguousParameter,
@@ -320,17 +312,17 @@ fn ext_value_tail(body: &[u8], value: Range<usize>, part: &mut Part) -> Range<us
         ));
         return value;
     };
-    if !v[..first].eq_ignore_ascii_case(b"utf-8") {
+    if !charset.eq_ignore_ascii_case(b"utf-8") {
         part.ambiguities.push((
             value.start,
             FindingKind::ForeignCharset,
             format!(
                 "extended parameter in charset {:?}",
-                String::from_utf8_lossy(&v[..first])
+                String::from_utf8_lossy(charset)
             ),
         ));
     }
-    value.start + second + 1..value.end
+    value.start + tail..value.end
 }
 
 /// Quoted-string content for a rewritten parameter value: `"` and `\` escaped.

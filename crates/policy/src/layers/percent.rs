@@ -22,6 +22,14 @@ pub(crate) fn hex_pair(pair: &[u8]) -> Option<u8> {
     }
 }
 
+/// An RFC 8187 `ext-value` (`charset'language'value-chars`) split: the charset and where the
+/// percent-encoded value starts; `None` without the two quotes.
+pub(crate) fn split_ext_value(ext: &[u8]) -> Option<(&[u8], usize)> {
+    let first = ext.iter().position(|&b| b == b'\'')?;
+    let second = first + 1 + ext[first + 1..].iter().position(|&b| b == b'\'')?;
+    Some((&ext[..first], second + 1))
+}
+
 fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
     match bytes.get(i..i + 3)? {
         [b'%', h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
