@@ -1,25 +1,20 @@
-//! The API listener: `/v1/scan`, `/v1/sanitize`, and the authorization routes.
-
-use std::time::Instant;
+//! The API listener's routes: `/v1/scan`, `/v1/sanitize`, the authorization checks
+//! ([`authz`]) and `/openapi.json`. Each handler is an adaptor: what it takes from the request
+//! ([`upload`]), the gate's outcome, and how that outcome is answered.
 
 use axum::Router;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
-use http_body_util::BodyExt;
-use serde::Deserialize;
-use utf8gate_policy::{BodyScan, ContentType, Decision, Mode, Profile, Verdict};
 
+use crate::gate::{Outcome, Use};
 use crate::problem::Problem;
-use crate::state::{AppState, read_body};
+use crate::state::AppState;
+use upload::{ProfileParam, Streamed, Whole};
 
-/// `?profile=NAME`.
-#[derive(Debug, Deserialize)]
-pub struct ProfileParam {
-    profile: Option<String>,
-}
+pub mod authz;
+pub mod upload;
 
 /// The API router.
 pub fn router(state: AppState) -> Router {
@@ -29,9 +24,9 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/v1/scan", post(scan))
         .route("/v1/sanitize", post(sanitize))
-        .route("/authz/envoy", any(crate::authz::envoy))
-        .route("/authz/envoy/{*path}", any(crate::authz::envoy))
-        .route("/authz/forward", any(crate::authz::forward))
+        .route("/authz/envoy", any(authz::envoy))
+        .route("/authz/envoy/{*path}", any(authz::envoy))
+        .route("/authz/forward", any(authz::forward))
         .route(
             "/openapi.json",
             axum::routing::get(move || async move {
@@ -68,209 +63,64 @@ pub fn openapi_document(profiles: &[&str]) -> String {
     doc.to_string()
 }
 
-/// A query string the `profile` parameter cannot be read from (given twice, bad encoding).
-fn bad_query(rejection: &QueryRejection, id: &str) -> Response {
-    Problem::new(
-        StatusCode::BAD_REQUEST,
-        "bad-query",
-        "Bad query string",
-        rejection.body_text(),
-        id,
-    )
-    .into_response()
-}
-
-fn unknown_profile(name: Option<&str>, id: &str) -> Response {
-    Problem::new(
-        StatusCode::BAD_REQUEST,
-        "unknown-profile",
-        "Unknown profile",
-        format!("no profile named {:?}", name.unwrap_or_default()),
-        id,
-    )
-    .into_response()
-}
-
-/// The upload as a policy request: only its body and content type are evaluated, never the
-/// API call's own path and headers.
-fn upload(headers: &HeaderMap, body: &[u8]) -> utf8gate_policy::Request {
-    let mut r = utf8gate_policy::Request::new("POST", b"/").mode(Mode::Scan);
-    // The media type says how the upload is read, its codings how it is decoded.
-    for name in [
-        header::CONTENT_TYPE,
-        header::CONTENT_ENCODING,
-        header::TRANSFER_ENCODING,
-    ] {
-        for value in headers.get_all(&name) {
-            r.headers
-                .push((name.as_str().to_string(), value.as_bytes().to_vec()));
-        }
-    }
-    r.body = body.to_vec();
-    r
-}
-
-fn streamable(content_type: Option<&HeaderValue>) -> bool {
-    content_type.is_none_or(|v| {
-        let ct = ContentType::parse(v.as_bytes());
-        let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
-        plain
-            && ct
-                .charset()
-                .is_none_or(|c| matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii"))
-    })
-}
-
-fn verdict_response(verdict: &Verdict, id: &str) -> Response {
-    let mut response = (StatusCode::OK, axum::Json(verdict)).into_response();
-    decision_headers(&mut response, verdict.decision, id);
-    response
-}
-
-/// Sets `utf8gate-decision` and `utf8gate-request-id`.
-pub fn decision_headers(response: &mut Response, decision: Decision, id: &str) {
-    let headers = response.headers_mut();
-    headers.insert(crate::DECISION, HeaderValue::from_static(decision.as_str()));
-    if let Ok(v) = HeaderValue::from_str(id) {
-        headers.insert(crate::REQUEST_ID, v);
-    }
-}
-
 /// `POST /v1/scan`: the verdict for the body. Text and octet-stream bodies are validated as
 /// they stream in: up to `max_body_bytes` they get every check; beyond that, the streaming
 /// checks (codec, signature, NUL) run in bounded memory up to `max_scan_bytes`.
 async fn scan(
     State(state): State<AppState>,
-    params: Result<Query<ProfileParam>, QueryRejection>,
+    choice: ProfileParam,
     request: Request,
-) -> Response {
-    let started = Instant::now();
+) -> Result<Response, Problem> {
+    let profile = choice.of(&state)?;
     let (parts, body) = request.into_parts();
-    let id = state.request_id(&parts.headers);
-    let params = match params {
-        Ok(Query(p)) => p,
-        Err(e) => return bad_query(&e, &id),
-    };
-    let Some(profile) = state.profile(params.profile.as_deref()) else {
-        return unknown_profile(params.profile.as_deref(), &id);
-    };
-    let content_type = parts.headers.get(header::CONTENT_TYPE);
-    let verdict = if streamable(content_type) {
-        match stream_scan(&state, profile, &parts.headers, body, &id).await {
-            Ok(v) => v,
-            Err(p) => return refused(&state, p, started),
-        }
+    let body = if upload::streamable(&parts.headers) {
+        upload::stream(&state, profile, &parts.headers, body).await?
     } else {
-        let bytes = match read_body(&state, body, state.config.max_body_bytes, &id).await {
-            Ok(b) => b,
-            Err(p) => return refused(&state, p, started),
-        };
-        state
-            .evaluate(profile, upload(&parts.headers, &bytes))
-            .await
-            .verdict
+        let limit = state.config.max_body_bytes;
+        Streamed::Whole(crate::layers::body_limit::read_whole(body, limit).await?)
     };
-    state.audit(Mode::Scan, &id, &verdict, 200, started);
-    verdict_response(&verdict, &id)
-}
-
-fn refused(state: &AppState, problem: Problem, started: Instant) -> Response {
-    state
-        .metrics
-        .record_refused(Mode::Scan, started.elapsed().as_secs_f64());
-    problem.into_response()
-}
-
-/// Streams the body through the codec checks (its codings undone on the way); bodies that
-/// decode to at most `max_body_bytes` are also evaluated whole.
-async fn stream_scan(
-    state: &AppState,
-    profile: &Profile,
-    headers: &HeaderMap,
-    mut body: axum::body::Body,
-    id: &str,
-) -> Result<Verdict, Problem> {
-    let max_scan = state.config.max_scan_bytes;
-    let max_buffer = state.config.max_body_bytes;
-    let head = upload(headers, b"");
-    let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
-    let mut buffer = Some(Vec::new());
-    let mut total: u64 = 0;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| Problem::bad_body(id))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        total += data.len() as u64;
-        if total > max_scan {
-            state.metrics.body_limit_exceeded();
-            return Err(Problem::too_large(max_scan, id));
+    let passed = match body {
+        Streamed::Whole(bytes) => {
+            let upload = upload::upload(&parts.headers, bytes);
+            state.gate.pass(profile, Use::Scan, upload).await
         }
-        scan.feed(&data);
-        if let Some(b) = buffer.as_mut() {
-            if b.len() + data.len() <= max_buffer {
-                b.extend_from_slice(&data);
-            } else {
-                buffer = None;
-            }
-        }
-    }
-    Ok(match buffer {
-        Some(bytes) if scan.decoded_len() <= max_buffer as u64 => {
-            state
-                .evaluate(profile, upload(headers, &bytes))
-                .await
-                .verdict
-        }
-        _ => scan.finish(),
-    })
+        Streamed::Scanned(verdict) => state.gate.scanned(verdict),
+    };
+    let response = match &passed.outcome {
+        Outcome::Report(verdict) => (StatusCode::OK, axum::Json(verdict)).into_response(),
+        _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    };
+    Ok(passed.answered(response))
 }
 
 /// `POST /v1/sanitize`: the sanitized body with the same content type, or 422 with the verdict.
 async fn sanitize(
     State(state): State<AppState>,
-    params: Result<Query<ProfileParam>, QueryRejection>,
-    request: Request,
-) -> Response {
-    let started = Instant::now();
-    let (parts, body) = request.into_parts();
-    let id = state.request_id(&parts.headers);
-    let params = match params {
-        Ok(Query(p)) => p,
-        Err(e) => return bad_query(&e, &id),
+    choice: ProfileParam,
+    whole: Whole,
+) -> Result<Response, Problem> {
+    let profile = choice.of(&state)?;
+    let headers = whole.headers;
+    let upload = upload::upload(&headers, whole.body);
+    let mut passed = state.gate.pass(profile, Use::Sanitize, upload).await;
+    // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and
+    // all.
+    let (body, coding) = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
+        Outcome::Refuse(problem) => return Ok(passed.answered(problem.into_response())),
+        Outcome::Rewritten(r) => (r.body, None),
+        _ => (
+            std::mem::take(&mut passed.request.body),
+            headers.get(header::CONTENT_ENCODING),
+        ),
     };
-    let Some(profile) = state.profile(params.profile.as_deref()) else {
-        return unknown_profile(params.profile.as_deref(), &id);
-    };
-    let bytes = match read_body(&state, body, state.config.max_body_bytes, &id).await {
-        Ok(b) => b,
-        Err(p) => return refused(&state, p, started),
-    };
-    let content_type = parts.headers.get(header::CONTENT_TYPE).cloned();
-    let evaluation = state
-        .evaluate(profile, upload(&parts.headers, &bytes))
-        .await;
-    let verdict = evaluation.verdict;
-    if verdict.decision == Decision::Reject && verdict.enforced {
-        state.audit(Mode::Scan, &id, &verdict, 422, started);
-        return Problem::rejected(StatusCode::UNPROCESSABLE_ENTITY, verdict, &id).into_response();
+    let mut response = (StatusCode::OK, body).into_response();
+    for (name, value) in [
+        (header::CONTENT_TYPE, headers.get(header::CONTENT_TYPE)),
+        (header::CONTENT_ENCODING, coding),
+    ] {
+        if let Some(value) = value {
+            response.headers_mut().insert(name, value.clone());
+        }
     }
-    state.audit(Mode::Scan, &id, &verdict, 200, started);
-    // A rewritten coded body comes back decoded; an untouched one as it was sent, coding
-    // and all.
-    let (out, coding) = match evaluation.sanitized {
-        Some(r) => (r.body, None),
-        None => (bytes, parts.headers.get(header::CONTENT_ENCODING).cloned()),
-    };
-    let mut response = (StatusCode::OK, out).into_response();
-    if let Some(ct) = content_type {
-        response.headers_mut().insert(header::CONTENT_TYPE, ct);
-    }
-    if let Some(coding) = coding {
-        response
-            .headers_mut()
-            .insert(header::CONTENT_ENCODING, coding);
-    }
-    decision_headers(&mut response, verdict.decision, &id);
-    response
+    Ok(passed.answered(response))
 }

@@ -2,51 +2,44 @@
 //!
 //! Three listeners share one [`AppState`]: the *proxy* (every request evaluated, then forwarded
 //! or rejected), the *api* (scan, sanitize, Envoy and nginx/Traefik authorization checks) and
-//! the *admin* (`/metrics`, `/healthz`, `/readyz`). The same binary scans files from the
-//! command line. `main.rs` only parses arguments; everything else is here so that tests can
-//! build the routers and drive them without sockets.
+//! the *admin* (`/metrics`, `/healthz`, `/readyz`). Each is one tower stack ([`stack`]) around
+//! thin adaptors of one [`gate`]. The same binary scans files from the command line. `main.rs`
+//! only parses arguments; everything else is here so that tests can build the stacks and
+//! drive them without sockets.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod admin;
 pub mod api;
-pub mod authz;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod convert;
 pub mod demo;
+pub mod gate;
+pub mod layers;
 pub mod logging;
 pub mod metrics;
+pub mod names;
+pub mod peer;
 pub mod problem;
 pub mod proxy;
 pub mod serve;
+pub mod stack;
 pub mod state;
 
 use std::process::ExitCode;
 
-use axum::http::HeaderName;
-
 pub use config::Config;
 pub use state::AppState;
-
-/// `utf8gate-decision`: allow, sanitize or reject, on API and authz responses and on sanitized
-/// requests sent upstream.
-pub const DECISION: HeaderName = HeaderName::from_static("utf8gate-decision");
-/// `utf8gate-request-id` on every response.
-pub const REQUEST_ID: HeaderName = HeaderName::from_static("utf8gate-request-id");
-/// `x-request-id`: taken from requests when present, sent upstream.
-pub const REQUEST_ID_IN: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
 pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 
-/// The proxy service and the API and admin routers, with their limits, for a state.
-pub fn routers(state: &AppState) -> (proxy::Proxy, axum::Router, axum::Router) {
-    (
-        proxy::Proxy::new(state.clone()),
-        serve::with_limits(api::router(state.clone()), state),
-        admin::router(state.clone()),
-    )
+/// The stacks of the three listeners for a state: the proxy's (made per serving thread), and
+/// the API's and the admin's as routers.
+pub fn routers(state: &AppState) -> (serve::MakeService, axum::Router, axum::Router) {
+    (stack::proxy(state), stack::api(state), stack::admin(state))
 }
 
 /// `utf8gate serve` and `utf8gate demo`.
@@ -73,7 +66,7 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         let echo = match serve::Listener::bind(
             "demo-upstream",
             "127.0.0.1:0".parse().expect("address"),
-            demo::echo_router(),
+            stack::serving(demo::echo_router()),
         )
         .await
         {
@@ -96,7 +89,7 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         }
     }
     for (name, addr, router) in [("api", c.api_addr, api), ("admin", c.admin_addr, admin)] {
-        match serve::Listener::bind(name, addr, router).await {
+        match serve::Listener::bind(name, addr, stack::serving(router)).await {
             Ok(l) => listeners.push(l),
             Err(e) => return bind_failed(name, e),
         }

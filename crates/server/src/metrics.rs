@@ -185,16 +185,26 @@ impl Metrics {
         }
     }
 
-    /// Records one evaluated request.
+    /// Records one evaluated request answered after `seconds`.
     pub fn record(&self, mode: Mode, verdict: &Verdict, seconds: f64) {
-        self.inner
-            .requests
-            .with_label_values(&[mode.as_str(), verdict.decision.as_str()])
-            .inc();
+        self.record_verdict(mode, verdict);
+        self.observe(mode, seconds);
+    }
+
+    /// Records the time from a request's arrival to its response.
+    pub fn observe(&self, mode: Mode, seconds: f64) {
         self.inner
             .duration
             .with_label_values(&[mode.as_str()])
             .observe(seconds);
+    }
+
+    /// Records a verdict: the request's decision, its findings and the bytes inspected.
+    pub fn record_verdict(&self, mode: Mode, verdict: &Verdict) {
+        self.inner
+            .requests
+            .with_label_values(&[mode.as_str(), verdict.decision.as_str()])
+            .inc();
         for f in &verdict.findings {
             self.inner
                 .findings

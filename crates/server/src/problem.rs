@@ -1,5 +1,10 @@
 //! Errors become responses in one place: RFC 9457 `application/problem+json`, classified by who
 //! is at fault (client 4xx, upstream 502/504, internal 500 with details only in logs).
+//!
+//! Handlers and layers return a [`Problem`] (a kind from [`ProblemKind`]'s table, a detail, and
+//! for rejections the verdict). Its `IntoResponse` only sets the status and carries the problem
+//! in the response's extensions; [`render`] writes the body, with the request id, in the
+//! listener's problem layer (`layers::problems`), the one place that knows both.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -9,78 +14,211 @@ use utf8gate_policy::{Action, FindingKind, Verdict};
 /// The media type of problem details.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// Every problem utf8gate reports: its status (unless the configuration sets it), the slug of
+/// its type (`urn:utf8gate:problem:{slug}`) and its title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The policy rejected the request (the status is `policy.reject_status`,
+    /// `policy.authz_deny_status`, 415 or 422, by listener).
+    Rejected,
+    /// A body over the limit.
+    BodyTooLarge,
+    /// A body that could not be read (cut short, malformed framing).
+    BadBody,
+    /// A query string the API's parameters cannot be read from.
+    BadQuery,
+    /// `?profile=` names no profile.
+    UnknownProfile,
+    /// A request target that cannot be forwarded.
+    BadTarget,
+    /// A rewritten header value that cannot be sent.
+    BadHeader,
+    /// CONNECT, or TRACE when not allowed.
+    MethodNotAllowed,
+    /// A path-override header from a peer that is not a trusted proxy.
+    UntrustedPathOverride,
+    /// The request took longer than `limits.request_timeout_seconds`.
+    RequestTimeout,
+    /// More than `limits.max_concurrent_requests` in flight.
+    Overloaded,
+    /// The proxy has no upstream configured.
+    NoUpstream,
+    /// The upstream refused or reset the connection.
+    UpstreamUnavailable,
+    /// The upstream did not answer in time.
+    UpstreamTimeout,
+    /// A fault of utf8gate's own (details in the logs only).
+    Internal,
+}
+
+impl ProblemKind {
+    /// The table: default status, type slug, title.
+    pub const fn describe(self) -> (StatusCode, &'static str, &'static str) {
+        use ProblemKind::*;
+        match self {
+            Rejected => (
+                StatusCode::BAD_REQUEST,
+                "rejected",
+                "Request rejected by utf8gate",
+            ),
+            BodyTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body-too-large",
+                "Body too large",
+            ),
+            BadBody => (
+                StatusCode::BAD_REQUEST,
+                "bad-body",
+                "Body could not be read",
+            ),
+            BadQuery => (StatusCode::BAD_REQUEST, "bad-query", "Bad query string"),
+            UnknownProfile => (
+                StatusCode::BAD_REQUEST,
+                "unknown-profile",
+                "Unknown profile",
+            ),
+            BadTarget => (StatusCode::BAD_REQUEST, "bad-target", "Bad request target"),
+            BadHeader => (StatusCode::BAD_REQUEST, "bad-header", "Bad header"),
+            MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method-not-allowed",
+                "Method not allowed",
+            ),
+            UntrustedPathOverride => (
+                StatusCode::BAD_REQUEST,
+                "untrusted-path-override",
+                "Path override from an untrusted peer",
+            ),
+            RequestTimeout => (
+                StatusCode::REQUEST_TIMEOUT,
+                "request-timeout",
+                "Request timeout",
+            ),
+            Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
+            NoUpstream => (StatusCode::BAD_GATEWAY, "no-upstream", "No upstream"),
+            UpstreamUnavailable => (
+                StatusCode::BAD_GATEWAY,
+                "upstream-unavailable",
+                "Upstream unavailable",
+            ),
+            UpstreamTimeout => (
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream-timeout",
+                "Upstream timeout",
+            ),
+            Internal => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "Internal error",
+            ),
+        }
+    }
+
+    /// The slug of the problem type.
+    pub const fn slug(self) -> &'static str {
+        self.describe().1
+    }
+}
+
 /// A problem to report to the client.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Problem {
-    /// A URN naming the problem type.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Short summary of the type.
-    pub title: String,
-    /// The HTTP status.
-    pub status: u16,
+    /// What kind of problem.
+    pub kind: ProblemKind,
+    /// The HTTP status (the kind's, unless set).
+    pub status: StatusCode,
     /// What happened to this request.
     pub detail: String,
-    /// The request id, as in logs and the `utf8gate-request-id` header.
-    pub request_id: String,
     /// The verdict, for rejections.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Box<Verdict>>,
 }
 
 impl Problem {
-    /// A problem of type `urn:utf8gate:problem:{slug}`.
-    pub fn new(
-        status: StatusCode,
-        slug: &str,
-        title: &str,
-        detail: impl Into<String>,
-        request_id: &str,
-    ) -> Problem {
+    /// A problem of `kind` with its table status.
+    pub fn new(kind: ProblemKind, detail: impl Into<String>) -> Problem {
         Problem {
-            kind: format!("urn:utf8gate:problem:{slug}"),
-            title: title.to_string(),
-            status: status.as_u16(),
+            kind,
+            status: kind.describe().0,
             detail: detail.into(),
-            request_id: request_id.to_string(),
             verdict: None,
         }
     }
 
-    /// A rejection carrying its verdict.
-    pub fn rejected(status: StatusCode, verdict: Verdict, request_id: &str) -> Problem {
-        let kinds = verdict.kinds().join(", ");
-        let mut p = Problem::new(
+    /// A rejection carrying its verdict, with `status`.
+    pub fn rejected(status: StatusCode, verdict: Verdict) -> Problem {
+        let detail = format!("rejected: {}", verdict.kinds().join(", "));
+        Problem {
+            kind: ProblemKind::Rejected,
             status,
-            "rejected",
-            "Request rejected by utf8gate",
-            format!("rejected: {kinds}"),
-            request_id,
-        );
-        p.verdict = Some(verdict);
-        p
+            detail,
+            verdict: Some(Box::new(verdict)),
+        }
     }
 
-    /// 413: a body over the limit.
-    pub fn too_large(limit: u64, request_id: &str) -> Problem {
+    /// 413: a body over `limit` bytes.
+    pub fn too_large(limit: u64) -> Problem {
         Problem::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body-too-large",
-            "Body too large",
+            ProblemKind::BodyTooLarge,
             format!("the body exceeds {limit} bytes"),
-            request_id,
         )
     }
 
     /// 400: the body could not be read.
-    pub fn bad_body(request_id: &str) -> Problem {
+    pub fn bad_body() -> Problem {
         Problem::new(
-            StatusCode::BAD_REQUEST,
-            "bad-body",
-            "Body could not be read",
+            ProblemKind::BadBody,
             "the request body ended early or was malformed",
-            request_id,
         )
+    }
+}
+
+/// The JSON body of a problem (RFC 9457 members, then utf8gate's).
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    title: &'static str,
+    status: u16,
+    detail: &'a str,
+    request_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'a Verdict>,
+}
+
+/// `problem` as an `application/problem+json` response about request `request_id`.
+pub fn render(problem: Problem, request_id: &str) -> Response {
+    let mut response = problem.status.into_response();
+    render_into(&mut response, problem, request_id);
+    response
+}
+
+/// Makes `response` the rendering of `problem` (status, body, media type), keeping its other
+/// headers and extensions; the problem stays in the extensions for the layers outside.
+pub fn render_into(response: &mut Response, problem: Problem, request_id: &str) {
+    let (_, slug, title) = problem.kind.describe();
+    let document = Document {
+        kind: format!("urn:utf8gate:problem:{slug}"),
+        title,
+        status: problem.status.as_u16(),
+        detail: &problem.detail,
+        request_id,
+        verdict: problem.verdict.as_deref(),
+    };
+    let body = serde_json::to_vec(&document).unwrap_or_else(|_| b"{}".to_vec());
+    *response.status_mut() = problem.status;
+    *response.body_mut() = axum::body::Body::from(body);
+    let headers = response.headers_mut();
+    headers.remove(header::CONTENT_LENGTH);
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+    response.extensions_mut().insert(problem);
+}
+
+impl IntoResponse for Problem {
+    /// The status, with the problem in the extensions for the problem layer to render.
+    fn into_response(self) -> Response {
+        let mut response = self.status.into_response();
+        response.extensions_mut().insert(self);
+        response
     }
 }
 
@@ -106,21 +244,6 @@ pub fn reject_status(verdict: &Verdict, configured: StatusCode) -> StatusCode {
     }
 }
 
-impl IntoResponse for Problem {
-    fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{}".to_vec());
-        let mut response = (status, body).into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if let Ok(id) = HeaderValue::from_str(&self.request_id) {
-            response.headers_mut().insert(crate::REQUEST_ID, id);
-        }
-        response
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use utf8gate_policy::{Decision, Profile, Request, evaluate};
@@ -137,6 +260,63 @@ mod tests {
         let verdict = evaluate(&Profile::strict(), &request).verdict;
         assert_eq!(verdict.decision, Decision::Reject, "{verdict:?}");
         verdict
+    }
+
+    const KINDS: [ProblemKind; 15] = {
+        use ProblemKind::*;
+        [
+            Rejected,
+            BodyTooLarge,
+            BadBody,
+            BadQuery,
+            UnknownProfile,
+            BadTarget,
+            BadHeader,
+            MethodNotAllowed,
+            UntrustedPathOverride,
+            RequestTimeout,
+            Overloaded,
+            NoUpstream,
+            UpstreamUnavailable,
+            UpstreamTimeout,
+            Internal,
+        ]
+    };
+
+    #[test]
+    fn each_kind_has_its_own_slug_and_a_status_of_its_class() {
+        let mut slugs: Vec<_> = KINDS.iter().map(|k| k.slug()).collect();
+        slugs.sort_unstable();
+        slugs.dedup();
+        assert_eq!(slugs.len(), KINDS.len());
+        for kind in KINDS {
+            let (status, slug, title) = kind.describe();
+            assert!(
+                status.is_client_error() || status.is_server_error(),
+                "{kind:?}"
+            );
+            assert!(
+                slug.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{slug}"
+            );
+            assert!(!title.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_problem_renders_as_problem_json_with_the_request_id() {
+        let problem = Problem::new(ProblemKind::BadTarget, "no");
+        let carried = problem.clone().into_response();
+        assert_eq!(carried.status(), StatusCode::BAD_REQUEST);
+        assert!(carried.extensions().get::<Problem>().is_some());
+        let response = render(problem, "id-1");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
+        let rejected = Problem::rejected(
+            StatusCode::from_u16(422).unwrap(),
+            verdict(b"/%c0%ae", &[], b""),
+        );
+        let rendered = render(rejected, "id-2");
+        assert_eq!(rendered.status().as_u16(), 422);
     }
 
     const TEXT: (&str, &[u8]) = ("content-type", b"text/plain");

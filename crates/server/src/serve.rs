@@ -1,155 +1,32 @@
-//! Listeners: accept loops with the HTTP/1 limits (head size, head read timeout), one
-//! middleware stack (load shedding, concurrency limit, request timeout), and graceful shutdown.
+//! Listeners: accept loops with the HTTP/1 limits (head size, head read timeout) and graceful
+//! shutdown. A listener serves an [`HttpService`]; what that service is (a stack of layers
+//! around the proxy or a router) is `crate::stack`'s business, not this module's.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::ConnectInfo;
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::http::Request;
+use axum::response::Response;
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use std::sync::Arc;
 use tokio::net::TcpListener;
+use tower::util::{BoxCloneSyncService, ServiceExt};
 
-use tokio::sync::Semaphore;
-use tower::util::ServiceExt;
+use crate::peer::Peer;
 
-use crate::problem::Problem;
-use crate::state::AppState;
+/// What a listener serves: a service from hyper's requests to responses, with the request's
+/// [`Peer`] in its extensions. Built by `crate::stack`.
+pub type HttpService = BoxCloneSyncService<Request<Incoming>, Response, Infallible>;
 
-/// Wraps a router in the limits every listener shares (see [`Limits`]). One service around
-/// the whole router (not `Router::layer`, which wraps each route with its own limit), so the
-/// concurrency limit is per listener.
-pub fn with_limits(router: Router, state: &AppState) -> Router {
-    Router::new().fallback_service(Limited {
-        inner: router,
-        limits: Limits::new(state),
-    })
-}
-
-/// The limits every listener applies to each request: count it in flight, shed load beyond
-/// `max_concurrent_requests` (503 at once, not memory growth), and bound its handling time
-/// (408).
-#[derive(Clone)]
-pub struct Limits {
-    permits: Arc<Semaphore>,
-    timeout: Duration,
-    in_flight: prometheus::IntGauge,
-}
-
-impl Limits {
-    /// The limits of `state`'s configuration; each `Limits` has its own concurrency budget.
-    pub fn new(state: &AppState) -> Limits {
-        Limits {
-            permits: Arc::new(Semaphore::new(state.config.max_concurrent_requests)),
-            timeout: state.config.request_timeout,
-            in_flight: state.metrics.in_flight().clone(),
-        }
-    }
-
-    /// Runs `handled` (a request's handling, not started yet) under the limits.
-    pub async fn run(
-        &self,
-        handled: impl Future<Output = axum::response::Response>,
-    ) -> axum::response::Response {
-        // Both held until the response is ready (or the request is dropped).
-        let _in_flight = InFlight::new(self.in_flight.clone());
-        let Ok(_permit) = self.permits.clone().try_acquire_owned() else {
-            return Problem::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "overloaded",
-                "Overloaded",
-                "too many requests in flight",
-                "-",
-            )
-            .into_response();
-        };
-        match tokio::time::timeout(self.timeout, handled).await {
-            Ok(response) => response,
-            Err(_) => Problem::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "request-timeout",
-                "Request timeout",
-                "the request took too long",
-                "-",
-            )
-            .into_response(),
-        }
-    }
-}
-
-/// The service [`with_limits`] puts around a router: one layer, one allocation per request.
-#[derive(Clone)]
-struct Limited {
-    inner: Router,
-    limits: Limits,
-}
-
-impl tower::Service<axum::extract::Request> for Limited {
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future = std::pin::Pin<
-        Box<dyn Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send>,
-    >;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
-        let handled = self.inner.call(request);
-        let limits = self.limits.clone();
-        Box::pin(async move {
-            let handled = async move { handled.await.unwrap_or_else(|never| match never {}) };
-            Ok(limits.run(handled).await)
-        })
-    }
-}
-
-/// Counts a request in flight for as long as it lives, including when the client goes away
-/// and the request's future is dropped.
-struct InFlight(prometheus::IntGauge);
-
-impl InFlight {
-    fn new(gauge: prometheus::IntGauge) -> InFlight {
-        gauge.inc();
-        InFlight(gauge)
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.dec();
-    }
-}
-
-/// What a listener serves.
-#[derive(Clone)]
-pub enum Serves {
-    /// A router (API, admin, the demo's upstream).
-    Router(Router),
-    /// The proxy: one handler for every request, without a router.
-    Proxy(crate::proxy::Proxy),
-}
-
-impl From<Router> for Serves {
-    fn from(router: Router) -> Serves {
-        Serves::Router(router)
-    }
-}
-
-impl From<crate::proxy::Proxy> for Serves {
-    fn from(proxy: crate::proxy::Proxy) -> Serves {
-        Serves::Proxy(proxy)
-    }
-}
+/// Makes the service of a listener, once per serving thread (so that what a service keeps, such
+/// as the proxy's pooled upstream connections, stays on its thread).
+pub type MakeService = Arc<dyn Fn() -> HttpService + Send + Sync>;
 
 /// A bound listener with what it serves.
 pub struct Listener {
@@ -157,8 +34,8 @@ pub struct Listener {
     pub name: &'static str,
     /// The socket.
     pub socket: TcpListener,
-    /// What it serves.
-    pub serves: Serves,
+    /// Makes what it serves.
+    pub serves: MakeService,
     /// Threads that accept and serve its connections, each with its own single-threaded
     /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
     /// 0 serves it on the shared runtime.
@@ -166,16 +43,16 @@ pub struct Listener {
 }
 
 impl Listener {
-    /// Binds `addr`, served on the shared runtime.
+    /// Binds `addr`, served on the shared runtime by the service `serves` makes.
     pub async fn bind(
         name: &'static str,
         addr: SocketAddr,
-        serves: impl Into<Serves>,
+        serves: MakeService,
     ) -> std::io::Result<Listener> {
         Ok(Listener {
             name,
             socket: TcpListener::bind(addr).await?,
-            serves: serves.into(),
+            serves,
             threads: 0,
         })
     }
@@ -231,8 +108,9 @@ pub async fn run(
         if threads == 0 {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let serving = serving.clone();
+            let service = serves();
             tokio::spawn(async move {
-                accept_loop(name, socket, serves, serving).await;
+                accept_loop(name, socket, service, serving).await;
                 let _ = tx.send(());
             });
             done.push(rx);
@@ -264,7 +142,7 @@ pub async fn run(
                     match runtime {
                         Ok(rt) => rt.block_on(async move {
                             match TcpListener::from_std(socket) {
-                                Ok(socket) => accept_loop(name, socket, serves, serving).await,
+                                Ok(socket) => accept_loop(name, socket, serves(), serving).await,
                                 Err(e) => {
                                     tracing::error!(listener = name, error = %e, "cannot register the socket");
                                 }
@@ -295,7 +173,7 @@ pub async fn run(
 async fn accept_loop(
     name: &'static str,
     socket: TcpListener,
-    serves: Serves,
+    service: HttpService,
     mut serving: Serving,
 ) {
     let graceful = GracefulShutdown::new();
@@ -316,30 +194,17 @@ async fn accept_loop(
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(stream);
-        match &serves {
-            Serves::Router(router) => {
-                let service = router
-                    .clone()
-                    .layer(axum::Extension(ConnectInfo(peer)))
-                    .into_service()
-                    .map_request(|r: hyper::Request<hyper::body::Incoming>| {
-                        r.map(axum::body::Body::new)
-                    });
-                let conn = serving
-                    .http
-                    .serve_connection(io, TowerToHyperService::new(service));
-                spawn_connection(name, graceful.watch(conn));
-            }
-            Serves::Proxy(proxy) => {
-                let (proxy, peer) = (proxy.clone(), crate::proxy::Peer::new(peer));
-                let service = hyper::service::service_fn(move |request| {
-                    let (proxy, peer) = (proxy.clone(), peer.clone());
-                    async move { Ok::<_, std::convert::Infallible>(proxy.serve(&peer, request).await) }
-                });
-                let conn = serving.http.serve_connection(io, service);
-                spawn_connection(name, graceful.watch(conn));
-            }
-        }
+        let peer = Peer::new(peer);
+        let service = service
+            .clone()
+            .map_request(move |mut r: Request<Incoming>| {
+                r.extensions_mut().insert(peer.clone());
+                r
+            });
+        let conn = serving
+            .http
+            .serve_connection(io, TowerToHyperService::new(service));
+        spawn_connection(name, graceful.watch(conn));
     }
     drop(socket);
     tokio::select! {

@@ -14,6 +14,7 @@ use axum::extract::Request;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use utf8gate_server::serve::{Listener, run};
+use utf8gate_server::stack::serving;
 use utf8gate_server::{AppState, Config, routers};
 
 fn nginx_binary() -> Option<PathBuf> {
@@ -112,13 +113,13 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
             "app says hi"
         }
     });
-    let app = Listener::bind("app", "127.0.0.1:0".parse().expect("addr"), app)
+    let app = Listener::bind("app", "127.0.0.1:0".parse().expect("addr"), serving(app))
         .await
         .expect("bind app");
     let app_addr = app.local_addr().expect("addr");
     let state = AppState::new(Config::default_config());
     let (_, api, _) = routers(&state);
-    let api = Listener::bind("api", "127.0.0.1:0".parse().expect("addr"), api)
+    let api = Listener::bind("api", "127.0.0.1:0".parse().expect("addr"), serving(api))
         .await
         .expect("bind api");
     let api_addr = api.local_addr().expect("addr");

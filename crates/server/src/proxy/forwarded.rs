@@ -7,9 +7,9 @@
 //! received `Forwarded` elements with a `for=<peer>` element appended. From any other peer
 //! they are replaced, so a client cannot claim another address, scheme or host.
 
-use std::net::{IpAddr, SocketAddr};
-
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+
+pub use crate::peer::Peer;
 
 /// `X-Forwarded-For`.
 pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
@@ -17,49 +17,6 @@ pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for
 pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 /// `X-Forwarded-Host`.
 pub const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
-
-/// The client at the other end of a proxy connection, with its address as the forwarding
-/// headers carry it (formatted once per connection, not per request).
-#[derive(Clone, Debug)]
-pub struct Peer {
-    ip: IpAddr,
-    /// `X-Forwarded-For` of a request from this peer with none before it: the bare address.
-    forwarded_for: HeaderValue,
-    /// The `Forwarded` element this hop appends: `for=192.0.2.1`, `for="[2001:db8::1]"`.
-    node: String,
-    /// `Forwarded` of a request from this peer when it is not trusted and has no `Host`.
-    forwarded: HeaderValue,
-    /// The `Host` of the connection's first request with one, and the `Forwarded` value built
-    /// for it: the requests of a keep-alive connection usually share their `Host`.
-    with_host: std::sync::Arc<std::sync::OnceLock<(HeaderValue, HeaderValue)>>,
-}
-
-impl Peer {
-    /// The peer at `addr` (an IPv4-mapped IPv6 address is written as the IPv4 address).
-    pub fn new(addr: SocketAddr) -> Peer {
-        let ip = addr.ip().to_canonical();
-        let text = ip.to_string();
-        let node = match ip {
-            IpAddr::V4(_) => format!("for={text}"),
-            IpAddr::V6(_) => format!("for=\"[{text}]\""),
-        };
-        let value = |text: &str| {
-            HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
-        };
-        Peer {
-            ip,
-            forwarded_for: value(&text),
-            forwarded: value(&format!("{node};proto=http")),
-            node,
-            with_host: Default::default(),
-        }
-    }
-
-    /// The peer's address.
-    pub fn ip(&self) -> IpAddr {
-        self.ip
-    }
-}
 
 /// Sets the forwarding headers of a request about to go upstream from `peer`, in place:
 /// `headers` holds the request's headers as received (or as sanitized). `trusted`: the peer
@@ -177,6 +134,7 @@ fn push_value(out: &mut Vec<u8>, value: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::SocketAddr;
 
     fn peer(addr: &str) -> Peer {
         Peer::new(SocketAddr::new(addr.parse().unwrap(), 4711))

@@ -6,7 +6,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 
 /// The methods the proxy forwards, for `Allow`.
@@ -20,6 +20,7 @@ impl Overrides {
     /// Those of `state`'s default profile.
     pub(crate) fn of(state: &AppState) -> Overrides {
         let names = state
+            .gate
             .profile(None)
             .map_or(&[][..], |p| &p.readings.path_override_headers[..]);
         Overrides(
@@ -31,28 +32,20 @@ impl Overrides {
     }
 }
 
-/// Answers the request here when it must not be forwarded (`CONNECT`; `TRACE` unless allowed;
-/// `OPTIONS *`; an absolute-form target whose authority is not the `Host`; a path override
-/// from an untrusted peer when those are refused), and otherwise removes the path-override
-/// headers of an untrusted peer. `None`: go on to the policy.
+/// The answer to give here when the request must not be forwarded (`CONNECT`; `TRACE` unless
+/// allowed; `OPTIONS *`; an absolute-form target whose authority is not the `Host`; a path
+/// override from an untrusted peer when those are refused); otherwise removes the
+/// path-override headers of an untrusted peer and the request goes on to the gate.
 pub(super) fn answer_here(
     state: &AppState,
     overrides: &Overrides,
     parts: &mut Parts,
     trusted: bool,
-    id: &str,
 ) -> Option<Response> {
     let method = &parts.method;
     if *method == Method::CONNECT || (*method == Method::TRACE && !state.config.allow_trace) {
         let detail = format!("{method} is not forwarded by this proxy");
-        let mut response = Problem::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method-not-allowed",
-            "Method not allowed",
-            detail,
-            id,
-        )
-        .into_response();
+        let mut response = Problem::new(ProblemKind::MethodNotAllowed, detail).into_response();
         response
             .headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static(ALLOW));
@@ -61,7 +54,7 @@ pub(super) fn answer_here(
     // RFC 9112 §3.2.4: `*` is for a server-wide OPTIONS, which this hop answers.
     if parts.uri == "*" {
         if *method != Method::OPTIONS {
-            return Some(bad_target("the asterisk form is only for OPTIONS", id));
+            return Some(bad_target("the asterisk form is only for OPTIONS"));
         }
         let mut response = StatusCode::NO_CONTENT.into_response();
         response
@@ -76,7 +69,6 @@ pub(super) fn answer_here(
         if host.is_none_or(|h| !h.eq_ignore_ascii_case(authority.as_str().as_bytes())) {
             return Some(bad_target(
                 "the absolute-form target names another authority than Host",
-                id,
             ));
         }
     }
@@ -86,15 +78,9 @@ pub(super) fn answer_here(
         let present = parts.headers.keys().any(|k| overrides.contains(k));
         if present {
             if state.config.refuse_untrusted_path_overrides {
+                let detail = "X-Original-URL, X-Rewrite-URL and the like are accepted from trusted proxies only";
                 return Some(
-                    Problem::new(
-                        StatusCode::BAD_REQUEST,
-                        "untrusted-path-override",
-                        "Path override from an untrusted peer",
-                        "X-Original-URL, X-Rewrite-URL and the like are accepted from trusted proxies only",
-                        id,
-                    )
-                    .into_response(),
+                    Problem::new(ProblemKind::UntrustedPathOverride, detail).into_response(),
                 );
             }
             for name in overrides {
@@ -105,13 +91,6 @@ pub(super) fn answer_here(
     None
 }
 
-fn bad_target(detail: &str, id: &str) -> Response {
-    Problem::new(
-        StatusCode::BAD_REQUEST,
-        "bad-target",
-        "Bad request target",
-        detail,
-        id,
-    )
-    .into_response()
+fn bad_target(detail: &str) -> Response {
+    Problem::new(ProblemKind::BadTarget, detail).into_response()
 }

@@ -1,0 +1,118 @@
+//! Authorization checks for the proxies users already run: Envoy `ext_authz` (HTTP service),
+//! nginx `auth_request` and Traefik ForwardAuth. A verdict is never a 5xx: allow is 200,
+//! deny is `authz_deny_status` (403) with problem+json.
+
+use axum::extract::{FromRequest, State};
+use axum::http::{HeaderMap, StatusCode, request::Parts};
+use axum::response::{IntoResponse, Response};
+use utf8gate_policy::{Mode, Request};
+
+use crate::convert;
+use crate::gate::{Outcome, Use};
+use crate::layers::body_limit::read_whole;
+use crate::peer::Peer;
+use crate::problem::Problem;
+use crate::state::AppState;
+
+const ENVOY_PREFIX: &str = "/authz/envoy";
+
+/// The request under check: its head and its body, read within `max_body_bytes`.
+pub struct Checked {
+    parts: Parts,
+    body: Vec<u8>,
+}
+
+impl FromRequest<AppState> for Checked {
+    type Rejection = Problem;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        state: &AppState,
+    ) -> Result<Self, Problem> {
+        let (parts, body) = request.into_parts();
+        let body = read_whole(body, state.config.max_body_bytes).await?;
+        Ok(Checked { parts, body })
+    }
+}
+
+/// `ANY /authz/envoy/{*path}`: Envoy sends the original method, the original path after the
+/// configured prefix, the headers and optionally the buffered body.
+pub async fn envoy(State(state): State<AppState>, checked: Checked) -> Result<Response, Problem> {
+    let Checked { parts, body } = checked;
+    // The raw target, never axum's decoded path parameter.
+    let raw = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
+    let original = raw.strip_prefix(ENVOY_PREFIX).unwrap_or(raw);
+    let original = match original.starts_with('/') {
+        true => original.to_string(),
+        false => format!("/{original}"),
+    };
+    let mut request = Request::new(parts.method.as_str(), original.as_bytes()).mode(Mode::Authz);
+    request.headers = convert::headers(&parts.headers);
+    request.body = body;
+    let partial = parts.headers.get("x-envoy-auth-partial-body");
+    if partial.is_some_and(|v| v == "true") {
+        partial_body(&mut request);
+    }
+    decide(&state, request).await
+}
+
+/// A body Envoy cut at `max_request_bytes`: the cut may split a character and a structure, so
+/// the incomplete tail is dropped and the rest is checked as text.
+fn partial_body(request: &mut Request) {
+    if let Err(e) = utf8gate_codec::validate(&request.body) {
+        if e.error_len().is_none() {
+            request.body.truncate(e.valid_up_to());
+        }
+    }
+    for (name, value) in &mut request.headers {
+        if name.eq_ignore_ascii_case("content-type") {
+            *value = b"text/plain".to_vec();
+        }
+    }
+}
+
+/// `ANY /authz/forward`: nginx `auth_request` (X-Original-URI, X-Original-Method) and Traefik
+/// ForwardAuth (X-Forwarded-Uri, X-Forwarded-Method), trusted only from `trusted_peers`.
+pub async fn forward(State(state): State<AppState>, checked: Checked) -> Result<Response, Problem> {
+    let Checked { parts, body } = checked;
+    let peer = parts.extensions.get::<Peer>().map(Peer::ip);
+    let trusted = peer.is_some_and(|ip| state.config.trusted_peers.iter().any(|c| c.contains(ip)));
+    let request = match trusted {
+        true => described(&parts, body),
+        false => convert::to_policy_owning(&parts, body, Mode::Authz),
+    };
+    decide(&state, request).await
+}
+
+fn first<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a [u8]> {
+    names
+        .iter()
+        .find_map(|n| headers.get(*n))
+        .map(|v| v.as_bytes())
+}
+
+/// The original request as the trusted proxy describes it.
+fn described(parts: &Parts, body: Vec<u8>) -> Request {
+    let uri = first(&parts.headers, &["x-original-uri", "x-forwarded-uri"]).unwrap_or(b"/");
+    let method = first(&parts.headers, &["x-original-method", "x-forwarded-method"])
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .unwrap_or_else(|| parts.method.as_str().to_string());
+    let mut request = Request::new(&method, uri).mode(Mode::Authz);
+    request.headers = convert::headers(&parts.headers)
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with("x-original-") && !n.starts_with("x-forwarded-"))
+        .collect();
+    request.body = body;
+    request
+}
+
+/// The check's answer: 200 unless the gate refuses.
+async fn decide(state: &AppState, request: Request) -> Result<Response, Problem> {
+    let profile = state.gate.profile(None)?;
+    let mut passed = state.gate.pass(profile, Use::Authz, request).await;
+    let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
+        Outcome::Refuse(problem) => problem.into_response(),
+        _ => StatusCode::OK.into_response(),
+    };
+    Ok(passed.answered(response))
+}

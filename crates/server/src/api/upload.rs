@@ -1,0 +1,145 @@
+//! What the API's upload routes take from a request: the profile (`?profile=NAME`), the body
+//! read within `max_body_bytes`, and the upload as a policy request (only its body and the
+//! headers that say how to read it, never the API call's own path and headers).
+
+use axum::extract::{FromRequest, FromRequestParts, Query};
+use axum::http::{HeaderMap, HeaderValue, header, request::Parts};
+use http_body_util::BodyExt;
+use serde::Deserialize;
+use utf8gate_policy::{BodyScan, ContentType, Mode, Profile, Verdict};
+
+use crate::layers::body_limit::read_whole;
+use crate::problem::{Problem, ProblemKind};
+use crate::state::AppState;
+
+/// `?profile=NAME`: the profile the upload is checked with (the instance's default without it).
+#[derive(Debug, Deserialize)]
+pub struct ProfileParam {
+    profile: Option<String>,
+}
+
+impl ProfileParam {
+    /// The profile named, from `state`.
+    pub fn of<'a>(&self, state: &'a AppState) -> Result<&'a Profile, Problem> {
+        state.gate.profile(self.profile.as_deref())
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ProfileParam {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        match Query::<ProfileParam>::from_request_parts(parts, state).await {
+            Ok(Query(p)) => Ok(p),
+            // Given twice, badly encoded, an unknown parameter's value.
+            Err(e) => Err(Problem::new(ProblemKind::BadQuery, e.body_text())),
+        }
+    }
+}
+
+/// The whole body, read within `limits.max_body_bytes`, with the request's headers.
+pub struct Whole {
+    /// The request's headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl FromRequest<AppState> for Whole {
+    type Rejection = Problem;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        state: &AppState,
+    ) -> Result<Self, Problem> {
+        let (parts, body) = request.into_parts();
+        let body = read_whole(body, state.config.max_body_bytes).await?;
+        Ok(Whole {
+            headers: parts.headers,
+            body,
+        })
+    }
+}
+
+/// The upload as a policy request.
+pub fn upload(headers: &HeaderMap, body: Vec<u8>) -> utf8gate_policy::Request {
+    let mut r = utf8gate_policy::Request::new("POST", b"/").mode(Mode::Scan);
+    // The media type says how the upload is read, its codings how it is decoded.
+    for name in [
+        header::CONTENT_TYPE,
+        header::CONTENT_ENCODING,
+        header::TRANSFER_ENCODING,
+    ] {
+        for value in headers.get_all(&name) {
+            r.headers
+                .push((name.as_str().to_string(), value.as_bytes().to_vec()));
+        }
+    }
+    r.body = body;
+    r
+}
+
+/// Whether a body of this content type is validated as it streams in (plain text in UTF-8 or
+/// ASCII, octet streams, no content type).
+pub fn streamable(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .is_none_or(|v: &HeaderValue| {
+            let ct = ContentType::parse(v.as_bytes());
+            let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
+            plain
+                && ct
+                    .charset()
+                    .is_none_or(|c| matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii"))
+        })
+}
+
+/// A streamed scan: the codec checks over the whole body (its codings undone on the way), up
+/// to `max_scan_bytes`, and the body itself when it decodes to at most `max_body_bytes`.
+pub enum Streamed {
+    /// Small enough to be evaluated whole by the gate.
+    Whole(Vec<u8>),
+    /// The streaming checks' verdict.
+    Scanned(Verdict),
+}
+
+/// Streams `body` through the codec checks of `profile`.
+pub async fn stream(
+    state: &AppState,
+    profile: &Profile,
+    headers: &HeaderMap,
+    mut body: axum::body::Body,
+) -> Result<Streamed, Problem> {
+    let max_scan = state.config.max_scan_bytes;
+    let max_buffer = state.config.max_body_bytes;
+    let head = upload(headers, Vec::new());
+    let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
+    let mut buffer = Some(Vec::new());
+    let mut total: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let data = match frame.map(|f| f.into_data()) {
+            Ok(Ok(data)) => data,
+            Ok(Err(_)) => continue,
+            Err(e) if crate::layers::body_limit::over_limit(&e) => {
+                return Err(Problem::too_large(max_scan));
+            }
+            Err(_) => return Err(Problem::bad_body()),
+        };
+        total += data.len() as u64;
+        if total > max_scan {
+            return Err(Problem::too_large(max_scan));
+        }
+        scan.feed(&data);
+        if let Some(b) = buffer.as_mut() {
+            if b.len() + data.len() <= max_buffer {
+                b.extend_from_slice(&data);
+            } else {
+                buffer = None;
+            }
+        }
+    }
+    Ok(match buffer {
+        Some(bytes) if scan.decoded_len() <= max_buffer as u64 => Streamed::Whole(bytes),
+        _ => Streamed::Scanned(scan.finish()),
+    })
+}

@@ -1,0 +1,269 @@
+//! The audit line: one JSON object per evaluated request (target `utf8gate::audit`, message
+//! `request`), with kinds and counts, never the offending bytes.
+//!
+//! The gate attaches an [`AuditRecord`] to the response it decides; the listener's audit layer
+//! (`layers::audit`) adds the status and the duration and calls [`write`]. In the JSON log
+//! format the line is serialized here with serde_json and handed straight to the log writer
+//! thread: the same keys in the same order as `tracing`'s JSON formatter writes, at a fraction
+//! of its cost per request. Otherwise it goes through `tracing`.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use utf8gate_policy::{Decision, Mode};
+
+/// What the gate decided about one request, for its audit line and metrics.
+#[derive(Clone, Debug)]
+pub struct AuditRecord {
+    /// proxy, scan or authz.
+    pub mode: Mode,
+    /// allow, sanitize or reject.
+    pub decision: Decision,
+    /// Whether the decision was enforced (not monitor mode).
+    pub enforced: bool,
+    /// The profile's name.
+    pub profile: String,
+    /// The finding kinds, comma-separated.
+    pub kinds: String,
+    /// How many findings.
+    pub findings: u64,
+}
+
+/// One audit line as written.
+#[derive(Serialize)]
+struct Line<'a> {
+    timestamp: Timestamp,
+    level: &'static str,
+    message: &'static str,
+    request_id: &'a str,
+    mode: &'static str,
+    decision: &'static str,
+    enforced: bool,
+    profile: &'a str,
+    kinds: &'a str,
+    findings: u64,
+    status: u16,
+    duration_ms: f64,
+    target: &'static str,
+}
+
+/// Writes the audit line of `record` for request `request_id`, answered with `status` after
+/// `seconds`.
+pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) {
+    if !tracing::enabled!(target: "utf8gate::audit", tracing::Level::INFO) {
+        return;
+    }
+    let duration_ms = seconds * 1000.0;
+    let Some(writer) = crate::logging::direct_writer() else {
+        tracing::info!(
+            target: "utf8gate::audit",
+            request_id,
+            mode = record.mode.as_str(),
+            decision = record.decision.as_str(),
+            enforced = record.enforced,
+            profile = record.profile.as_str(),
+            kinds = record.kinds.as_str(),
+            findings = record.findings,
+            status,
+            duration_ms,
+            "request"
+        );
+        return;
+    };
+    let line = json_line(record, request_id, status, duration_ms, SystemTime::now());
+    let _ = std::io::Write::write_all(&mut writer.clone(), &line);
+}
+
+/// The JSON line with its newline.
+fn json_line(
+    record: &AuditRecord,
+    request_id: &str,
+    status: u16,
+    duration_ms: f64,
+    now: SystemTime,
+) -> Vec<u8> {
+    let line = Line {
+        timestamp: Timestamp(now),
+        level: "INFO",
+        message: "request",
+        request_id,
+        mode: record.mode.as_str(),
+        decision: record.decision.as_str(),
+        enforced: record.enforced,
+        profile: &record.profile,
+        kinds: &record.kinds,
+        findings: record.findings,
+        status,
+        duration_ms,
+        target: "utf8gate::audit",
+    };
+    let mut out = Vec::with_capacity(256);
+    // Serializing plain fields into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, &line);
+    out.push(b'\n');
+    out
+}
+
+/// A time as `tracing`'s `SystemTime` timer writes it: RFC 3339, UTC, microseconds.
+struct Timestamp(SystemTime);
+
+thread_local! {
+    /// The last second a time stamp was written for on this thread, and its text up to the
+    /// fraction: `YYYY-MM-DDTHH:MM:SS.` (the calendar is computed once per second).
+    static SECOND: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let seconds = since.as_secs();
+        SECOND.with(|cached| {
+            let mut cached = cached.borrow_mut();
+            if cached.0 != seconds {
+                *cached = (seconds, second_prefix(seconds));
+            }
+            f.write_str(&cached.1)
+        })?;
+        write!(f, "{:06}Z", since.subsec_micros())
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.` of a count of seconds since the Unix epoch, in UTC (the calendar is
+/// the `time` crate's, whose range ends with the year 9999).
+fn second_prefix(seconds: u64) -> String {
+    let t = i64::try_from(seconds)
+        .ok()
+        .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    /// A writer into a shared buffer, for a test subscriber.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if let Ok(mut v) = self.0.lock() {
+                v.extend_from_slice(buf);
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The line written directly is byte for byte the one `tracing`'s JSON formatter (set up
+    /// as `init` sets it up) writes for the same event, but for the time stamp.
+    #[test]
+    fn direct_audit_lines_equal_the_formatters() {
+        for (id, kinds, status, ms) in [
+            ("0011aabb", "", 200, 0.25),
+            (
+                "client \"id\" \\ \u{e9}",
+                "overlong,cesu8_pair",
+                400,
+                41.871452000000005,
+            ),
+        ] {
+            let record = AuditRecord {
+                mode: Mode::Proxy,
+                decision: if status == 200 {
+                    Decision::Allow
+                } else {
+                    Decision::Reject
+                },
+                enforced: true,
+                profile: "strict".into(),
+                kinds: kinds.into(),
+                findings: 3,
+            };
+            let captured = Captured::default();
+            let sink = captured.clone();
+            let subscriber = tracing_subscriber::fmt()
+                .with_writer(move || sink.clone())
+                .json()
+                .flatten_event(true)
+                .with_current_span(false)
+                .finish();
+            // No direct writer is installed in tests, so `audit` goes through the formatter.
+            tracing::subscriber::with_default(subscriber, || {
+                write(&record, id, status, ms / 1000.0)
+            });
+            let formatted = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+            let stamp = |line: &str| {
+                line.strip_prefix("{\"timestamp\":\"")
+                    .and_then(|rest| rest.split_once('"'))
+                    .map(|(stamp, rest)| (stamp.to_string(), rest.to_string()))
+                    .expect("a time stamp first")
+            };
+            let (formatted_stamp, formatted_rest) = stamp(&formatted);
+            let direct =
+                String::from_utf8(json_line(&record, id, status, ms, SystemTime::now())).unwrap();
+            let (direct_stamp, direct_rest) = stamp(&direct);
+            assert_eq!(direct_rest, formatted_rest);
+            assert_eq!(
+                direct_stamp.len(),
+                formatted_stamp.len(),
+                "{direct_stamp} {formatted_stamp}"
+            );
+        }
+    }
+
+    /// Time stamps as `tracing`'s timer writes them, for fixed instants (leap day, century
+    /// rules, the last four-digit year) and for now.
+    #[test]
+    fn time_stamps_equal_the_timers() {
+        use std::time::Duration;
+        for (seconds, micros, expected) in [
+            (0, 0, "1970-01-01T00:00:00.000000Z"),
+            (951_782_400, 7, "2000-02-29T00:00:00.000007Z"),
+            (1_700_000_000, 123_456, "2023-11-14T22:13:20.123456Z"),
+            (4_107_542_400, 999_999, "2100-03-01T00:00:00.999999Z"),
+            (253_402_300_799, 500_000, "9999-12-31T23:59:59.500000Z"),
+        ] {
+            let at = UNIX_EPOCH + Duration::from_secs(seconds) + Duration::from_micros(micros);
+            // Twice: the second one comes from the cached second.
+            let twice = format!("{}{}", Timestamp(at), Timestamp(at));
+            assert_eq!(twice, expected.repeat(2));
+        }
+        // Against the timer itself: equal up to the minute unless a minute ends in between.
+        let timer = || {
+            use tracing_subscriber::fmt::time::FormatTime;
+            let mut s = String::new();
+            let _ = tracing_subscriber::fmt::time::SystemTime
+                .format_time(&mut tracing_subscriber::fmt::format::Writer::new(&mut s));
+            s
+        };
+        let agreed = (0..3).any(|_| {
+            let before = timer();
+            let ours = Timestamp(SystemTime::now()).to_string();
+            let after = timer();
+            ours.len() == before.len() && before[..16] == after[..16] && ours[..16] == before[..16]
+        });
+        assert!(agreed);
+    }
+}

@@ -1,0 +1,206 @@
+//! The gate: every front end (proxy, `/v1/scan`, `/v1/sanitize`, `/authz/envoy`,
+//! `/authz/forward`) hands it a request already read within the limits, the profile and how the
+//! request is used, and gets back one [`Outcome`] and the audit record of its response.
+//!
+//! The rule lives here once: a rejection is refused only when enforced (monitor mode forwards
+//! it), with the status of its use; the verdict's metrics are recorded; large or coded bodies
+//! are evaluated off the async threads.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use utf8gate_policy::{Decision, Mode, Profile, Request, Verdict};
+
+use crate::audit::AuditRecord;
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::names::DECISION;
+use crate::problem::{Problem, ProblemKind, reject_status};
+
+/// How the request under evaluation is used, which sets its mode and how a rejection is
+/// answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// A request to forward: rejections are `policy.reject_status` (415 for codings only).
+    Proxy,
+    /// An authorization check: rejections are `policy.authz_deny_status`.
+    Authz,
+    /// An upload to report on: never refused, the verdict is the answer.
+    Scan,
+    /// An upload to rewrite: rejections are 422.
+    Sanitize,
+}
+
+impl Use {
+    /// The mode requests of this use are counted and logged under.
+    pub fn mode(self) -> Mode {
+        match self {
+            Use::Proxy => Mode::Proxy,
+            Use::Authz => Mode::Authz,
+            Use::Scan | Use::Sanitize => Mode::Scan,
+        }
+    }
+}
+
+/// What to do with the request.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Go on with the request as received (allowed, or rejected in monitor mode).
+    Forward,
+    /// Go on with the sanitized request.
+    Rewritten(Request),
+    /// Answer with the verdict (scans).
+    Report(Verdict),
+    /// Refuse it with this problem.
+    Refuse(Problem),
+}
+
+/// The gate's answer about one request.
+#[derive(Debug)]
+pub struct Passed {
+    /// What to do.
+    pub outcome: Outcome,
+    /// The request as evaluated, handed back (its body can be forwarded without a copy).
+    pub request: Request,
+    /// The decision (before enforcement).
+    pub decision: Decision,
+    record: AuditRecord,
+}
+
+impl Passed {
+    /// `response` with the audit record the listener's audit layer writes.
+    pub fn audited(self, mut response: Response) -> Response {
+        response.extensions_mut().insert(self.record);
+        response
+    }
+
+    /// [`audited`](Self::audited), with `utf8gate-decision` set (API and authz answers).
+    pub fn answered(self, mut response: Response) -> Response {
+        let decision = HeaderValue::from_static(self.decision.as_str());
+        response.headers_mut().insert(DECISION, decision);
+        self.audited(response)
+    }
+}
+
+/// The gate of a configuration.
+#[derive(Clone)]
+pub struct Gate {
+    config: Arc<Config>,
+    metrics: Metrics,
+}
+
+impl Gate {
+    /// The gate of `config`, recording into `metrics`.
+    pub fn new(config: Arc<Config>, metrics: Metrics) -> Gate {
+        Gate { config, metrics }
+    }
+
+    /// The profile named `name`, or the instance's default one.
+    pub fn profile(&self, name: Option<&str>) -> Result<&Profile, Problem> {
+        let config = &*self.config;
+        config
+            .profiles
+            .get(name.unwrap_or(&config.profile))
+            .ok_or_else(|| match name {
+                Some(name) => Problem::new(
+                    ProblemKind::UnknownProfile,
+                    format!("no profile named {name:?}"),
+                ),
+                None => Problem::new(ProblemKind::Internal, "no default profile"),
+            })
+    }
+
+    /// Evaluates `request` under `profile` for `usage`.
+    pub async fn pass(&self, profile: &Profile, usage: Use, request: Request) -> Passed {
+        let (evaluation, request) = evaluate(profile, usage, request).await;
+        let verdict = evaluation.verdict;
+        let record = self.record(usage.mode(), &verdict);
+        let decision = verdict.decision;
+        let refused = decision == Decision::Reject && verdict.enforced;
+        let outcome = match usage {
+            Use::Scan => Outcome::Report(verdict),
+            _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
+            _ => evaluation
+                .sanitized
+                .map_or(Outcome::Forward, Outcome::Rewritten),
+        };
+        Passed {
+            outcome,
+            request,
+            decision,
+            record,
+        }
+    }
+
+    /// The answer about an upload too large to be evaluated whole, from the verdict of the
+    /// streaming checks.
+    pub fn scanned(&self, verdict: Verdict) -> Passed {
+        Passed {
+            record: self.record(Mode::Scan, &verdict),
+            decision: verdict.decision,
+            outcome: Outcome::Report(verdict),
+            request: Request::new("POST", b"/"),
+        }
+    }
+
+    /// Records the verdict's metrics; its audit record.
+    fn record(&self, mode: Mode, verdict: &Verdict) -> AuditRecord {
+        self.metrics.record_verdict(mode, verdict);
+        AuditRecord {
+            mode,
+            decision: verdict.decision,
+            enforced: verdict.enforced,
+            profile: verdict.profile.clone(),
+            kinds: verdict.kinds().join(","),
+            findings: verdict.counts.values().sum(),
+        }
+    }
+
+    fn refusal(&self, usage: Use, verdict: Verdict) -> Problem {
+        let status = |code: u16, default: StatusCode| StatusCode::from_u16(code).unwrap_or(default);
+        let status = match usage {
+            Use::Proxy => reject_status(
+                &verdict,
+                status(self.config.reject_status, StatusCode::BAD_REQUEST),
+            ),
+            Use::Authz => status(self.config.authz_deny_status, StatusCode::FORBIDDEN),
+            Use::Scan | Use::Sanitize => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        Problem::rejected(status, verdict)
+    }
+}
+
+/// Evaluates, off the async threads when the body is large or coded (a coded body may decode
+/// to far more than it is), handing the request back.
+async fn evaluate(
+    profile: &Profile,
+    usage: Use,
+    request: Request,
+) -> (utf8gate_policy::Evaluation, Request) {
+    let run = move |profile: &Profile, request: Request| {
+        let evaluation = match usage {
+            Use::Scan | Use::Sanitize => utf8gate_policy::evaluate(profile, &request),
+            Use::Proxy | Use::Authz => utf8gate_policy::evaluate(profile, &request),
+        };
+        (evaluation, request)
+    };
+    if request.body.len() < 64 * 1024 && !coded(&request) {
+        return run(profile, request);
+    }
+    let profile = profile.clone();
+    match tokio::task::spawn_blocking(move || run(&profile, request)).await {
+        Ok(e) => e,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// `true` if `request`'s body is declared coded (a content coding, a transfer coding other
+/// than `chunked`), so that evaluating it decodes it.
+fn coded(request: &Request) -> bool {
+    request.headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("content-encoding")
+            || (name.eq_ignore_ascii_case("transfer-encoding")
+                && !value.eq_ignore_ascii_case(b"chunked"))
+    })
+}

@@ -1,0 +1,118 @@
+//! Metrics and the audit line, once per request: the duration from arrival to response, the
+//! gate's [`AuditRecord`] (if the request reached the gate) written as the audit line, and a
+//! `refused` request counted when an audited route answered with an error before any verdict
+//! (a limit, an unreadable body, an unknown profile, shed load).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::http::{Request, Uri};
+use axum::response::Response;
+use utf8gate_policy::Mode;
+
+use crate::audit::AuditRecord;
+use crate::layers::request_id::RequestId;
+use crate::metrics::Metrics;
+use crate::problem::{Problem, ProblemKind};
+
+/// Which mode a request to a listener is counted under, from its target; `None`: not counted
+/// (the OpenAPI document, the admin routes).
+pub type ModeOf = fn(&Uri) -> Option<Mode>;
+
+/// Records metrics and writes audit lines.
+#[derive(Clone)]
+pub struct AuditLayer {
+    metrics: Metrics,
+    mode_of: ModeOf,
+}
+
+impl AuditLayer {
+    /// Records into `metrics`, counting requests under `mode_of`'s mode.
+    pub fn new(metrics: Metrics, mode_of: ModeOf) -> AuditLayer {
+        AuditLayer { metrics, mode_of }
+    }
+}
+
+impl<S> tower::Layer<S> for AuditLayer {
+    type Service = Audit<S>;
+    fn layer(&self, inner: S) -> Audit<S> {
+        Audit {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The service of [`AuditLayer`].
+#[derive(Clone)]
+pub struct Audit<S> {
+    inner: S,
+    layer: AuditLayer,
+}
+
+impl<S, B> tower::Service<Request<B>> for Audit<S>
+where
+    S: tower::Service<Request<B>, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Audited<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Audited<S::Future> {
+        let mode = (self.layer.mode_of)(request.uri());
+        let id = request.extensions().get::<RequestId>().cloned();
+        Audited {
+            inner: self.inner.call(request),
+            started: Instant::now(),
+            mode,
+            id,
+            metrics: self.layer.metrics.clone(),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`Audit`].
+    pub struct Audited<F> {
+        #[pin]
+        inner: F,
+        started: Instant,
+        mode: Option<Mode>,
+        id: Option<RequestId>,
+        metrics: Metrics,
+    }
+}
+
+impl<F, E> Future for Audited<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let mut response = std::task::ready!(this.inner.poll(cx))?;
+        let seconds = this.started.elapsed().as_secs_f64();
+        let status = response.status();
+        if let Some(record) = response.extensions_mut().remove::<AuditRecord>() {
+            this.metrics.observe(record.mode, seconds);
+            let id = this.id.as_ref().map_or("-", RequestId::as_str);
+            crate::audit::write(&record, id, status.as_u16(), seconds);
+        } else if let Some(mode) = *this.mode {
+            if status.is_client_error() || status.is_server_error() {
+                this.metrics.record_refused(mode, seconds);
+            }
+        }
+        let problem = response.extensions().get::<Problem>().map(|p| p.kind);
+        if problem == Some(ProblemKind::BodyTooLarge) {
+            this.metrics.body_limit_exceeded();
+        }
+        Poll::Ready(Ok(response))
+    }
+}

@@ -1,0 +1,49 @@
+//! The peer of a connection.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::http::HeaderValue;
+
+/// The client at the other end of a connection, with its address as the forwarding headers
+/// carry it (formatted once per connection, not per request). The accept loop puts it in the
+/// extensions of each request of the connection.
+#[derive(Clone, Debug)]
+pub struct Peer {
+    pub(crate) ip: IpAddr,
+    /// `X-Forwarded-For` of a request from this peer with none before it: the bare address.
+    pub(crate) forwarded_for: HeaderValue,
+    /// The `Forwarded` element this hop appends: `for=192.0.2.1`, `for="[2001:db8::1]"`.
+    pub(crate) node: String,
+    /// `Forwarded` of a request from this peer when it is not trusted and has no `Host`.
+    pub(crate) forwarded: HeaderValue,
+    /// The `Host` of the connection's first request with one, and the `Forwarded` value built
+    /// for it: the requests of a keep-alive connection usually share their `Host`.
+    pub(crate) with_host: std::sync::Arc<std::sync::OnceLock<(HeaderValue, HeaderValue)>>,
+}
+
+impl Peer {
+    /// The peer at `addr` (an IPv4-mapped IPv6 address is written as the IPv4 address).
+    pub fn new(addr: SocketAddr) -> Peer {
+        let ip = addr.ip().to_canonical();
+        let text = ip.to_string();
+        let node = match ip {
+            IpAddr::V4(_) => format!("for={text}"),
+            IpAddr::V6(_) => format!("for=\"[{text}]\""),
+        };
+        let value = |text: &str| {
+            HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
+        };
+        Peer {
+            ip,
+            forwarded_for: value(&text),
+            forwarded: value(&format!("{node};proto=http")),
+            node,
+            with_host: Default::default(),
+        }
+    }
+
+    /// The peer's address.
+    pub fn ip(&self) -> IpAddr {
+        self.ip
+    }
+}

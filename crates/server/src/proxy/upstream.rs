@@ -1,0 +1,179 @@
+//! The upstream: a pooled HTTP/1 client per serving thread, and the forwarding of an evaluated
+//! request (its head cleaned of hop-by-hop headers and given the forwarding headers, its
+//! response streamed back).
+
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::http::uri::{Authority, PathAndQuery, Scheme};
+use axum::http::{HeaderValue, Uri, header, request::Parts};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use utf8gate_policy::Decision;
+
+use crate::config::Config;
+use crate::convert;
+use crate::layers::request_id::RequestId;
+use crate::metrics::UpstreamError;
+use crate::names::{DECISION, REQUEST_ID_IN};
+use crate::peer::Peer;
+use crate::problem::{Problem, ProblemKind};
+use crate::state::AppState;
+
+use super::forwarded;
+
+/// What goes upstream.
+pub(super) enum Outgoing {
+    /// The request as received (allowed, or rejected in monitor mode): its head and its body,
+    /// byte for byte, without a copy.
+    Received(Bytes),
+    /// The sanitized request.
+    Rewritten(utf8gate_policy::Request),
+}
+
+/// Who sent the request and what the gate decided: (peer, trusted, decision, request id).
+pub(super) type Sent<'a> = (Option<&'a Peer>, bool, Decision, Option<&'a RequestId>);
+
+/// The upstream of one serving thread.
+pub(super) struct Upstream {
+    client: Client<HttpConnector, Full<Bytes>>,
+    /// `upstream.url`'s host and port, parsed once.
+    authority: Option<Authority>,
+}
+
+impl Upstream {
+    /// A client with `config`'s connect timeout, to `config`'s upstream.
+    pub(super) fn new(config: &Config) -> Upstream {
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(config.connect_timeout));
+        connector.set_nodelay(true);
+        Upstream {
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            authority: config
+                .upstream
+                .as_deref()
+                .and_then(crate::config::upstream_authority),
+        }
+    }
+
+    /// Sends the request upstream and streams its response back.
+    pub(super) async fn forward(
+        &self,
+        state: &AppState,
+        parts: Parts,
+        outgoing: Outgoing,
+        (peer, trusted, decision, id): Sent<'_>,
+    ) -> Response {
+        let Some(authority) = &self.authority else {
+            return Problem::new(ProblemKind::NoUpstream, "no upstream is configured")
+                .into_response();
+        };
+        let had_length = parts.headers.contains_key(header::CONTENT_LENGTH);
+        let (method, target, headers, body) = match outgoing {
+            // The received head is moved, not copied.
+            Outgoing::Received(body) => (
+                parts.method,
+                Some(
+                    parts
+                        .uri
+                        .into_parts()
+                        .path_and_query
+                        .unwrap_or_else(|| PathAndQuery::from_static("/")),
+                ),
+                Some(parts.headers),
+                body,
+            ),
+            Outgoing::Rewritten(request) => (
+                convert::method(&request.method),
+                PathAndQuery::try_from(request.target()).ok(),
+                convert::to_header_map(&request.headers),
+                Bytes::from(request.body),
+            ),
+        };
+        let mut uri = axum::http::uri::Parts::default();
+        uri.scheme = Some(Scheme::HTTP);
+        uri.authority = Some(authority.clone());
+        uri.path_and_query = target;
+        let uri = match Uri::from_parts(uri) {
+            // A rewritten target that is not a valid one has no path and query here.
+            Ok(uri) if uri.path_and_query().is_some() => uri,
+            _ => {
+                let detail = "the request target cannot be forwarded";
+                return Problem::new(ProblemKind::BadTarget, detail).into_response();
+            }
+        };
+        let Some(mut headers) = headers else {
+            let detail = "a rewritten header value cannot be sent";
+            return Problem::new(ProblemKind::BadHeader, detail).into_response();
+        };
+        // Transfer codings end at this hop; the codings other than chunked stay on the content.
+        convert::transfer_codings_to_content(&mut headers);
+        convert::strip_hop_by_hop(&mut headers);
+        if !body.is_empty() || had_length {
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        } else {
+            headers.remove(header::CONTENT_LENGTH);
+        }
+        if let Some(peer) = peer {
+            forwarded::set(&mut headers, peer, trusted);
+        }
+        if decision == Decision::Sanitize {
+            headers.insert(DECISION, HeaderValue::from_static("sanitize"));
+        }
+        if let Some(id) = id {
+            headers.insert(REQUEST_ID_IN, id.0.clone());
+        }
+        let mut outgoing = axum::http::Request::new(Full::new(body));
+        *outgoing.method_mut() = method;
+        *outgoing.uri_mut() = uri;
+        *outgoing.headers_mut() = headers;
+        let request_id = id.map_or("-", RequestId::as_str).to_string();
+        self.exchange(state, outgoing, request_id).await
+    }
+
+    /// The upstream's response, streamed through, or the problem of its failure.
+    async fn exchange(
+        &self,
+        state: &AppState,
+        outgoing: axum::http::Request<Full<Bytes>>,
+        request_id: String,
+    ) -> Response {
+        let sent = Instant::now();
+        let answered =
+            tokio::time::timeout(state.config.response_timeout, self.client.request(outgoing))
+                .await;
+        let metrics = &state.metrics;
+        match answered {
+            Ok(Ok(response)) => {
+                metrics.upstream_answered(sent.elapsed().as_secs_f64());
+                let (mut parts, body) = response.into_parts();
+                convert::strip_hop_by_hop(&mut parts.headers);
+                // Streamed through: an upstream that fails mid-body makes this response fail
+                // too (the client's connection is cut), never a truncated body passed off as
+                // complete.
+                let metrics = metrics.clone();
+                let body = body.map_err(move |e| {
+                    metrics.upstream_failed(UpstreamError::Body);
+                    tracing::warn!(request_id, error = %e, "upstream failed mid-body; client connection cut");
+                    e
+                });
+                Response::from_parts(parts, Body::new(body))
+            }
+            Ok(Err(e)) => {
+                metrics.upstream_failed(UpstreamError::Connect);
+                tracing::warn!(request_id, error = %e, "upstream request failed");
+                let detail = "the upstream refused or reset the connection";
+                Problem::new(ProblemKind::UpstreamUnavailable, detail).into_response()
+            }
+            Err(_) => {
+                metrics.upstream_failed(UpstreamError::Timeout);
+                let detail = "the upstream did not answer in time";
+                Problem::new(ProblemKind::UpstreamTimeout, detail).into_response()
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The tower stack of each listener, outermost first:
+//!
+//! ```text
+//! proxy:  request id → problems → audit → in flight → errors → load shed → concurrency limit
+//!         → timeout → body limit (max_body_bytes) → Proxy
+//! api:    request id → problems → audit → in flight → errors → load shed → concurrency limit
+//!         → timeout → body limit (max_scan_bytes) → router (scan, sanitize, authz, openapi)
+//! admin:  request id → router (metrics, healthz, readyz)
+//! ```
+//!
+//! The concurrency budget (`limits.max_concurrent_requests`) is one per listener, shared by
+//! its serving threads; a request beyond it is shed at once (503), not queued.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, ServiceBuilder};
+use utf8gate_policy::Mode;
+
+use crate::layers::audit::AuditLayer;
+use crate::layers::body_limit::BodyLimitLayer;
+use crate::layers::in_flight::InFlightLayer;
+use crate::layers::problems::ProblemLayer;
+use crate::layers::request_id::RequestIdLayer;
+use crate::problem::{Problem, ProblemKind};
+use crate::proxy::Proxy;
+use crate::serve::{HttpService, MakeService};
+use crate::state::AppState;
+
+/// The proxy listener's stack, made once per serving thread (each with a [`Proxy`] of its
+/// own, the budget shared).
+pub fn proxy(state: &AppState) -> MakeService {
+    let state = state.clone();
+    let ids = RequestIdLayer::default();
+    let budget = GlobalConcurrencyLimitLayer::new(state.config.max_concurrent_requests);
+    Arc::new(move || {
+        let service = ServiceBuilder::new()
+            .layer(ids.clone())
+            .layer(ProblemLayer)
+            .layer(AuditLayer::new(state.metrics.clone(), |_| {
+                Some(Mode::Proxy)
+            }))
+            .layer(InFlightLayer(state.metrics.in_flight().clone()))
+            .layer(HandleErrorLayer::new(errors_as_problems))
+            .load_shed()
+            .layer(budget.clone())
+            .timeout(state.config.request_timeout)
+            .layer(BodyLimitLayer(state.config.max_body_bytes as u64))
+            .service(Proxy::new(state.clone()));
+        BoxCloneSyncService::new(service)
+    })
+}
+
+/// The API listener's stack around `crate::api::router`, as a router (so that it takes any
+/// body, as tests send them).
+pub fn api(state: &AppState) -> Router {
+    let c = &state.config;
+    let service = ServiceBuilder::new()
+        .layer(RequestIdLayer::default())
+        .layer(ProblemLayer)
+        .layer(AuditLayer::new(state.metrics.clone(), api_mode))
+        .layer(InFlightLayer(state.metrics.in_flight().clone()))
+        .layer(HandleErrorLayer::new(errors_as_problems))
+        .load_shed()
+        .concurrency_limit(c.max_concurrent_requests)
+        .timeout(c.request_timeout)
+        .layer(BodyLimitLayer(c.max_scan_bytes))
+        .map_request(|r: axum::extract::Request<_>| r.map(axum::body::Body::new))
+        .service(crate::api::router(state.clone()));
+    Router::new().fallback_service(service)
+}
+
+/// The admin listener's stack around `crate::admin::router`.
+pub fn admin(state: &AppState) -> Router {
+    let service = ServiceBuilder::new()
+        .layer(RequestIdLayer::default())
+        .service(crate::admin::router(state.clone()));
+    Router::new().fallback_service(service)
+}
+
+/// A router as a listener's service (the API, the admin, the demo's upstream).
+pub fn serving(router: Router) -> MakeService {
+    let service = BoxCloneSyncService::new(router);
+    Arc::new(move || -> HttpService { service.clone() })
+}
+
+/// The mode API requests are counted under: uploads `scan`, checks `authz`.
+fn api_mode(uri: &Uri) -> Option<Mode> {
+    let path = uri.path();
+    if path.starts_with("/v1/") {
+        Some(Mode::Scan)
+    } else if path.starts_with("/authz/") {
+        Some(Mode::Authz)
+    } else {
+        None
+    }
+}
+
+/// tower's errors as problems: shed load 503, a request past its time 408.
+async fn errors_as_problems(e: BoxError) -> Response {
+    {
+        let problem = if e.is::<tower::load_shed::error::Overloaded>() {
+            Problem::new(ProblemKind::Overloaded, "too many requests in flight")
+        } else if e.is::<tower::timeout::error::Elapsed>() {
+            Problem::new(ProblemKind::RequestTimeout, "the request took too long")
+        } else {
+            tracing::error!(error = %e, "request failed");
+            Problem::new(ProblemKind::Internal, "the request could not be handled")
+        };
+        problem.into_response()
+    }
+}
