@@ -13,7 +13,7 @@ pub struct Peer {
     /// `X-Forwarded-For` of a request from this peer with none before it: the bare address.
     pub(crate) forwarded_for: HeaderValue,
     /// The `Forwarded` element this hop appends: `for=192.0.2.1`, `for="[2001:db8::1]"`.
-    pub(crate) node: String,
+    pub(crate) node: std::sync::Arc<str>,
     /// `Forwarded` of a request from this peer when it is not trusted and has no `Host`.
     pub(crate) forwarded: HeaderValue,
     /// The `Host` of the connection's first request with one, and the `Forwarded` value built
@@ -37,7 +37,7 @@ impl Peer {
             ip,
             forwarded_for: value(&text),
             forwarded: value(&format!("{node};proto=http")),
-            node,
+            node: node.into(),
             with_host: Default::default(),
         }
     }

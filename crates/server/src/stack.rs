@@ -14,20 +14,18 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::error_handling::HandleErrorLayer;
 use axum::http::Uri;
-use axum::response::{IntoResponse, Response};
+use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::util::BoxCloneSyncService;
-use tower::{BoxError, ServiceBuilder};
 use utf8gate_policy::Mode;
 
 use crate::layers::audit::AuditLayer;
 use crate::layers::body_limit::BodyLimitLayer;
+use crate::layers::errors::ErrorsLayer;
 use crate::layers::in_flight::InFlightLayer;
 use crate::layers::problems::ProblemLayer;
 use crate::layers::request_id::RequestIdLayer;
-use crate::problem::{Problem, ProblemKind};
 use crate::proxy::Proxy;
 use crate::serve::{HttpService, MakeService};
 use crate::state::AppState;
@@ -46,7 +44,7 @@ pub fn proxy(state: &AppState) -> MakeService {
                 Some(Mode::Proxy)
             }))
             .layer(InFlightLayer(state.metrics.in_flight().clone()))
-            .layer(HandleErrorLayer::new(errors_as_problems))
+            .layer(ErrorsLayer)
             .load_shed()
             .layer(budget.clone())
             .timeout(state.config.request_timeout)
@@ -65,7 +63,7 @@ pub fn api(state: &AppState) -> Router {
         .layer(ProblemLayer)
         .layer(AuditLayer::new(state.metrics.clone(), api_mode))
         .layer(InFlightLayer(state.metrics.in_flight().clone()))
-        .layer(HandleErrorLayer::new(errors_as_problems))
+        .layer(ErrorsLayer)
         .load_shed()
         .concurrency_limit(c.max_concurrent_requests)
         .timeout(c.request_timeout)
@@ -98,20 +96,5 @@ fn api_mode(uri: &Uri) -> Option<Mode> {
         Some(Mode::Authz)
     } else {
         None
-    }
-}
-
-/// tower's errors as problems: shed load 503, a request past its time 408.
-async fn errors_as_problems(e: BoxError) -> Response {
-    {
-        let problem = if e.is::<tower::load_shed::error::Overloaded>() {
-            Problem::new(ProblemKind::Overloaded, "too many requests in flight")
-        } else if e.is::<tower::timeout::error::Elapsed>() {
-            Problem::new(ProblemKind::RequestTimeout, "the request took too long")
-        } else {
-            tracing::error!(error = %e, "request failed");
-            Problem::new(ProblemKind::Internal, "the request could not be handled")
-        };
-        problem.into_response()
     }
 }

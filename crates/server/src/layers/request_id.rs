@@ -58,8 +58,18 @@ impl RequestIds {
         }
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         // 16 hex digits of the seed and 8 of the counter, which wraps: always 24.
-        let text = format!("{:016x}{:08x}", self.seed, n as u32);
-        RequestId(HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("-")))
+        let mut text = [0u8; 24];
+        hex(&mut text[..16], self.seed);
+        hex(&mut text[16..], u64::from(n as u32));
+        RequestId(HeaderValue::from_bytes(&text).unwrap_or(HeaderValue::from_static("-")))
+    }
+}
+
+/// Writes the low hex digits of `value` into `out`, lowercase, with leading zeros.
+fn hex(out: &mut [u8], value: u64) {
+    let digits = out.len();
+    for (k, d) in out.iter_mut().enumerate() {
+        *d = b"0123456789abcdef"[((value >> (4 * (digits - 1 - k))) & 0xF) as usize];
     }
 }
 

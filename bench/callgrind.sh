@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# User-space instructions per proxied request (callgrind), which the noise of a shared machine
+# does not move: one proxy thread, sequential keep-alive requests from one client to a loopback
+# upstream, the count for 2200 requests minus the count for 200 (start-up and table building
+# cancel out), divided by 2000. Workloads: a small GET and a 16 KiB multilingual JSON POST.
+#
+# usage: bench/callgrind.sh [BINARY...]   (default: target/release/utf8gate; give an older
+#        build too to compare in the same run). Needs valgrind and python3.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$ROOT/bench/callgrind"
+BINS=("$@"); [ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/target/release/utf8gate")
+WORK="$(mktemp -d)"
+python3 "$HERE/upstream.py" 18181 & UP=$!
+trap 'kill $UP 2>/dev/null || true; rm -rf "$WORK"' EXIT
+instructions() { # BIN KIND N
+  local out="$WORK/cg.out"
+  UTF8GATE_LOG_LEVEL=error UTF8GATE_LISTEN_PROXY_THREADS=1 valgrind --tool=callgrind \
+    --callgrind-out-file="$out" "$1" serve --upstream http://127.0.0.1:18181 \
+    --proxy-addr 127.0.0.1:18184 --api-addr 127.0.0.1:18185 --admin-addr 127.0.0.1:18186 \
+    >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 300); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18186/healthz && break; sleep 0.2; done
+  python3 "$HERE/client.py" 18184 "$3" "$2"
+  kill -INT $pid; wait $pid 2>/dev/null || true
+  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !seen {gsub(",", "", $1); print $1; seen=1}'
+}
+printf '%-50s %12s %12s\n' binary "GET" "16KiB JSON"
+for bin in "${BINS[@]}"; do
+  row=()
+  for kind in get json; do
+    small=$(instructions "$bin" "$kind" 200); large=$(instructions "$bin" "$kind" 2200)
+    row+=("$(( (large - small) / 2000 ))")
+  done
+  printf '%-50s %12s %12s\n' "$bin" "${row[0]}" "${row[1]}"
+done
