@@ -202,13 +202,28 @@ struct Caps {
 }
 
 impl Caps {
-    /// `max_json_depth` and `max_multipart_parts` are the server's for every profile;
-    /// `max_decoded_bytes` is capped at `max_body_bytes`, never raised. `_file` is the text of
-    /// a loaded profile.
-    fn apply(&self, p: &mut Profile, _file: Option<&str>) {
+    /// `max_json_depth` and `max_multipart_parts` are the server's for a profile that does not
+    /// set its own (a built-in, or a file without the key under `[limits]`), and caps on the
+    /// value of one that does. `max_decoded_bytes` is capped at `max_body_bytes`, never raised.
+    /// `file` is the text of a loaded profile.
+    fn apply(&self, p: &mut Profile, file: Option<&str>) {
+        let own = file.and_then(|t| toml::from_str::<toml::Table>(t).ok());
+        let sets = |key: &str| {
+            own.as_ref()
+                .and_then(|t| t.get("limits"))
+                .and_then(|l| l.get(key))
+                .is_some()
+        };
+        let cap = |own: usize, server: usize, key: &str| {
+            if sets(key) { own.min(server) } else { server }
+        };
         let l = &mut p.limits;
-        l.max_json_depth = self.max_json_depth;
-        l.max_multipart_parts = self.max_multipart_parts;
+        l.max_json_depth = cap(l.max_json_depth, self.max_json_depth, "max_json_depth");
+        l.max_multipart_parts = cap(
+            l.max_multipart_parts,
+            self.max_multipart_parts,
+            "max_multipart_parts",
+        );
         l.max_decoded_bytes = l.max_decoded_bytes.min(self.max_body_bytes);
     }
 }
