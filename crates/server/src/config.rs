@@ -1,8 +1,8 @@
 //! Configuration: the embedded default, a file, `UTF8GATE_*` environment variables, flags.
 //!
-//! The layers are merged into one TOML table, each over the one below (see [`layers`]): the
-//! embedded default has every key, so a file, variable or flag sets only what it changes. The
-//! table is deserialized (unknown keys refused, unit-suffixed names) and validated into
+//! The layers are merged into one TOML table, each over the one below (`config::layers`):
+//! the embedded default has every key, so a file, variable or flag sets only what it changes.
+//! The table is deserialized (unknown keys refused, unit-suffixed names) and validated into
 //! durations and limits before any socket is bound. Every error names its source: a file's
 //! line and column, or the environment variable or flag.
 
