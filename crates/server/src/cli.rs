@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use utf8gate_policy::{BodyScan, Decision, Mode, Profile, Request};
 
-use crate::config::{Config, Overrides};
+use crate::config::{Config, ConfigError, Overrides};
 
 /// Exit code for usage and configuration errors (sysexits EX_USAGE).
 pub const EXIT_USAGE: u8 = 64;
@@ -90,14 +90,33 @@ pub struct FileArgs {
     pub inputs: Vec<String>,
 }
 
-/// `UTF8GATE_*` variables of the process environment.
-pub fn environment() -> Vec<(String, String)> {
-    std::env::vars()
-        .filter(|(k, _)| k.starts_with("UTF8GATE_"))
-        .collect()
+/// The `UTF8GATE_*` variables of the process environment, the only way it enters the
+/// configuration ([`Config::load`] reads them). A name or value that is not UTF-8 is an error
+/// naming the variable.
+pub fn environment() -> Result<Vec<(String, String)>, ConfigError> {
+    let mut vars = Vec::new();
+    for (name, value) in std::env::vars_os() {
+        let lossy = name.to_string_lossy();
+        if !lossy.starts_with("UTF8GATE_") {
+            continue;
+        }
+        match (name.to_str(), value.into_string()) {
+            (Some(name), Ok(value)) => vars.push((name.to_string(), value)),
+            _ => {
+                return Err(ConfigError {
+                    source: lossy.into_owned(),
+                    line: None,
+                    column: None,
+                    message: "not UTF-8".to_string(),
+                });
+            }
+        }
+    }
+    Ok(vars)
 }
 
-/// Loads the configuration for a command, reporting errors on stderr.
+/// Loads the configuration for a command (`file` over the embedded default, then the
+/// environment, then `overrides`), reporting errors on stderr.
 pub fn load_config(file: Option<&PathBuf>, overrides: &Overrides) -> Result<Config, ExitCode> {
     let (text, source) = match file {
         Some(path) => match std::fs::read_to_string(path) {
@@ -112,13 +131,16 @@ pub fn load_config(file: Option<&PathBuf>, overrides: &Overrides) -> Result<Conf
             "embedded default".to_string(),
         ),
     };
-    Config::load(&text, &source, &environment(), overrides, &|p| {
-        std::fs::read_to_string(p).ok()
-    })
-    .map_err(|e| {
-        eprintln!("utf8gate: configuration error: {e}");
-        ExitCode::from(EXIT_USAGE)
-    })
+    environment()
+        .and_then(|env| {
+            Config::load(&text, &source, &env, overrides, &|p| {
+                std::fs::read_to_string(p).ok()
+            })
+        })
+        .map_err(|e| {
+            eprintln!("utf8gate: configuration error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        })
 }
 
 fn content_type_for(name: &str, flag: Option<&str>) -> String {

@@ -1,8 +1,10 @@
-//! Configuration: the embedded default, a file, `UTF8GATE_*` environment overrides, flags.
+//! Configuration: the embedded default, a file, `UTF8GATE_*` environment variables, flags.
 //!
-//! Raw (serde, unknown keys refused, unit-suffixed names) is turned into validated values
-//! (durations, non-zero limits) before any socket is bound. Every error carries the source and,
-//! for files, the line.
+//! The layers are merged into one TOML table, each over the one below (`config::layers`):
+//! the embedded default has every key, so a file, variable or flag sets only what it changes.
+//! The table is deserialized (unknown keys refused, unit-suffixed names) and validated into
+//! durations and limits before any socket is bound. Every error names its source: a file's
+//! line and column, or the environment variable or flag.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -15,11 +17,12 @@ use raw::Raw;
 mod cidr;
 mod env;
 mod error;
+mod layers;
 mod raw;
+mod validate;
 
 pub use cidr::Cidr;
 pub use error::ConfigError;
-use error::{line_of, seconds, toml_error};
 
 /// The embedded default configuration (`config/utf8gate.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");
@@ -118,9 +121,10 @@ impl Config {
         .unwrap_or_else(|e| panic!("the embedded default configuration is invalid: {e}"))
     }
 
-    /// Builds the configuration from TOML text (`source` names it), environment variables
-    /// (`UTF8GATE_*` pairs) and flags. `read_file` reads profile files (the only I/O, passed
-    /// in so tests need no files).
+    /// Builds the configuration from the TOML text of a file (`source` names it in errors),
+    /// laid over the embedded default ([`DEFAULT_TOML`]), then `UTF8GATE_*` environment
+    /// variables (name and value pairs), then flags. `read_file` reads profile files (the only
+    /// I/O, passed in so tests need no files).
     pub fn load(
         text: &str,
         source: &str,
@@ -128,219 +132,55 @@ impl Config {
         overrides: &Overrides,
         read_file: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
-        let mut value: toml::Table =
-            toml::from_str(text).map_err(|e| toml_error(&e, text, source))?;
+        let mut sources = layers::Sources::default();
+        let mut table = sources.file("embedded default", DEFAULT_TOML)?;
+        let defaults = table.clone();
+        let file = sources.file(source, text)?;
+        layers::overlay(&mut table, file, &sources)?;
         for (name, raw) in env {
-            env::apply(&mut value, name, raw)?;
-        }
-        let raw: Raw =
-            toml::Value::Table(value.clone())
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    // Point at the key in the file when the value came from there.
-                    let key = e
-                        .message()
-                        .split('`')
-                        .nth(1)
-                        .unwrap_or_default()
-                        .to_string();
-                    ConfigError {
-                        source: source.to_string(),
-                        line: (!key.is_empty()).then(|| line_of(text, &key)).flatten(),
-                        message: e.message().to_string(),
-                    }
+            let (section, key, value) =
+                env::read(&defaults, name, raw).map_err(|message| ConfigError {
+                    source: name.clone(),
+                    line: None,
+                    column: None,
+                    message,
                 })?;
-        validate(raw, source, text, overrides, read_file)
+            let value = sources.named(name, raw, value);
+            layers::set(&mut table, &section, &key, value);
+        }
+        for (flag, section, key, value) in overrides.flags() {
+            if let Some(value) = value {
+                let value = sources.flag(flag, value);
+                layers::set(&mut table, section, key, value);
+            }
+        }
+        let raw = Raw::from_table(table)
+            .map_err(|e| sources.error(e.span().unwrap_or(0..0), e.message().to_string()))?;
+        validate::validate(raw, &sources, read_file)
     }
 }
 
-fn validate(
-    raw: Raw,
-    source: &str,
-    text: &str,
-    overrides: &Overrides,
-    read_file: &dyn Fn(&str) -> Option<String>,
-) -> Result<Config, ConfigError> {
-    let bad = |key: &str, message: String| ConfigError {
-        source: source.to_string(),
-        line: line_of(text, key),
-        message: format!("{key}: {message}"),
-    };
-    let addr = |key: &str, value: &str| -> Result<SocketAddr, ConfigError> {
-        value.parse().map_err(|_| {
-            bad(
-                key,
-                format!("{value:?} is not a socket address (like 127.0.0.1:8080)"),
-            )
-        })
-    };
-    let proxy_addr = addr(
-        "proxy_addr",
-        overrides
-            .proxy_addr
-            .as_deref()
-            .unwrap_or(&raw.listen.proxy_addr),
-    )?;
-    let api_addr = addr(
-        "api_addr",
-        overrides
-            .api_addr
-            .as_deref()
-            .unwrap_or(&raw.listen.api_addr),
-    )?;
-    let admin_addr = addr(
-        "admin_addr",
-        overrides
-            .admin_addr
-            .as_deref()
-            .unwrap_or(&raw.listen.admin_addr),
-    )?;
-    let url = overrides.upstream.clone().unwrap_or(raw.upstream.url);
-    let upstream = if url.is_empty() {
-        None
-    } else {
-        if upstream_authority(&url).is_none() {
-            return Err(bad(
-                "url",
-                format!("{url:?} must be http://host:port (no path, no https)"),
-            ));
-        }
-        Some(url.trim_end_matches('/').to_string())
-    };
-    let l = &raw.limits;
-    let limit = |key: &str, v: u64, min: u64, max: u64| -> Result<u64, ConfigError> {
-        if (min..=max).contains(&v) {
-            Ok(v)
-        } else {
-            Err(bad(key, format!("{v} is outside {min}..={max}")))
-        }
-    };
-    let max_header_bytes = limit("max_header_bytes", l.max_header_bytes, 1024, 1 << 20)? as usize;
-    let max_body_bytes = limit("max_body_bytes", l.max_body_bytes, 1, 1 << 32)? as usize;
-    let max_scan_bytes = limit("max_scan_bytes", l.max_scan_bytes, 1, u64::MAX)?;
-    let max_concurrent_requests = limit(
-        "max_concurrent_requests",
-        l.max_concurrent_requests,
-        1,
-        1 << 20,
-    )? as usize;
-    let max_json_depth = limit("max_json_depth", l.max_json_depth, 1, 10_000)? as usize;
-    let max_multipart_parts =
-        limit("max_multipart_parts", l.max_multipart_parts, 1, 100_000)? as usize;
-    for (key, status) in [
-        ("reject_status", raw.policy.reject_status),
-        ("authz_deny_status", raw.policy.authz_deny_status),
-    ] {
-        if !(400..=499).contains(&status) {
-            return Err(bad(key, format!("{status} is not a 4xx status")));
-        }
+impl Overrides {
+    /// Each flag with the key it sets and its value, if given.
+    fn flags(&self) -> [(&'static str, &'static str, &'static str, Option<&str>); 5] {
+        [
+            (
+                "--proxy-addr",
+                "listen",
+                "proxy_addr",
+                self.proxy_addr.as_deref(),
+            ),
+            ("--api-addr", "listen", "api_addr", self.api_addr.as_deref()),
+            (
+                "--admin-addr",
+                "listen",
+                "admin_addr",
+                self.admin_addr.as_deref(),
+            ),
+            ("--upstream", "upstream", "url", self.upstream.as_deref()),
+            ("--profile", "policy", "profile", self.profile.as_deref()),
+        ]
     }
-    let mut profiles = BTreeMap::new();
-    for name in Profile::BUILT_IN {
-        if let Some(p) = Profile::built_in(name) {
-            profiles.insert(name.to_string(), p);
-        }
-    }
-    for file in &raw.policy.profile_files {
-        let text =
-            read_file(file).ok_or_else(|| bad("profile_files", format!("cannot read {file:?}")))?;
-        let p = Profile::from_toml(&text, file).map_err(|e| ConfigError {
-            source: e.source.clone(),
-            line: Some(e.line),
-            message: e.message.clone(),
-        })?;
-        profiles.insert(p.name.clone(), p);
-    }
-    for p in profiles.values_mut() {
-        p.limits.max_json_depth = max_json_depth;
-        p.limits.max_multipart_parts = max_multipart_parts;
-        // max_body_bytes bounds what a coded body decodes to as well (never raised).
-        p.limits.max_decoded_bytes = p.limits.max_decoded_bytes.min(max_body_bytes);
-    }
-    let profile = overrides.profile.clone().unwrap_or(raw.policy.profile);
-    if !profiles.contains_key(&profile) {
-        let known: Vec<_> = profiles.keys().cloned().collect();
-        return Err(bad(
-            "profile",
-            format!("unknown profile {profile:?} (known: {})", known.join(", ")),
-        ));
-    }
-    let cidrs = |key: &str, list: &[String]| -> Result<Vec<Cidr>, ConfigError> {
-        list.iter()
-            .map(|t| {
-                Cidr::parse(t).ok_or_else(|| bad(key, format!("{t:?} is not an address or CIDR")))
-            })
-            .collect()
-    };
-    let trusted_peers = cidrs("trusted_peers", &raw.authz.trusted_peers)?;
-    let trusted_proxies = cidrs("trusted_proxies", &raw.listen.trusted_proxies)?;
-    let proxy_threads = match limit("proxy_threads", raw.listen.proxy_threads, 0, 1024)? {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n as usize,
-    };
-    let log_buffer_lines = limit("buffer_lines", raw.log.buffer_lines, 1, 1 << 20)? as usize;
-    let log_format = match raw.log.format.as_str() {
-        "json" => LogFormat::Json,
-        "pretty" => LogFormat::Pretty,
-        other => return Err(bad("format", format!("{other:?} is not json or pretty"))),
-    };
-    Ok(Config {
-        proxy_addr,
-        api_addr,
-        admin_addr,
-        proxy_threads,
-        refuse_untrusted_path_overrides: raw.listen.refuse_untrusted_path_overrides,
-        allow_trace: raw.listen.allow_trace,
-        upstream,
-        connect_timeout: seconds(
-            raw.upstream.connect_timeout_seconds,
-            "connect_timeout_seconds",
-            source,
-            text,
-            false,
-        )?,
-        response_timeout: seconds(
-            raw.upstream.response_timeout_seconds,
-            "response_timeout_seconds",
-            source,
-            text,
-            false,
-        )?,
-        profile,
-        profiles,
-        reject_status: raw.policy.reject_status,
-        authz_deny_status: raw.policy.authz_deny_status,
-        max_header_bytes,
-        max_body_bytes,
-        max_scan_bytes,
-        header_read_timeout: seconds(
-            l.header_read_timeout_seconds,
-            "header_read_timeout_seconds",
-            source,
-            text,
-            false,
-        )?,
-        request_timeout: seconds(
-            l.request_timeout_seconds,
-            "request_timeout_seconds",
-            source,
-            text,
-            false,
-        )?,
-        max_concurrent_requests,
-        shutdown_grace: seconds(
-            l.shutdown_grace_seconds,
-            "shutdown_grace_seconds",
-            source,
-            text,
-            true,
-        )?,
-        trusted_peers,
-        trusted_proxies,
-        log_format,
-        log_level: raw.log.level,
-        log_buffer_lines,
-    })
 }
 
 /// The host and port of an upstream URL of the only form the configuration accepts,

@@ -1,40 +1,75 @@
-//! `UTF8GATE_<SECTION>_<KEY>` environment overrides, applied to the TOML table before it is
-//! deserialized (so they are checked like the file's own keys).
+//! `UTF8GATE_<SECTION>_<KEY>` environment variables, the one way the environment sets a key.
+//!
+//! A variable names a key of the embedded default and its value is read as that key's type
+//! there: a string verbatim (`UTF8GATE_UPSTREAM_URL=http://127.0.0.1:3000`), a number or a
+//! boolean as TOML writes them, a list as a TOML array of strings
+//! (`UTF8GATE_LISTEN_TRUSTED_PROXIES=["10.0.0.0/8"]`). Any other `UTF8GATE_` variable is an
+//! error, as is a value that does not read as its key's type; errors name the variable.
 
-use super::ConfigError;
+use std::borrow::Cow;
 
-const SECTIONS: [&str; 6] = ["listen", "upstream", "policy", "limits", "authz", "log"];
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-/// Sets the key a `UTF8GATE_<SECTION>_<KEY>` variable names in `table`.
-pub(super) fn apply(table: &mut toml::Table, name: &str, raw: &str) -> Result<(), ConfigError> {
-    let err = |message: String| ConfigError {
-        source: format!("environment {name}"),
-        line: None,
-        message,
-    };
+use super::layers::Value;
+
+/// The prefix of the variables read.
+pub(super) const PREFIX: &str = "UTF8GATE_";
+
+/// What a variable sets: section, key and value (spans relative to `raw`). `defaults` is the
+/// embedded default's table, which has every key with a value of its type. Errors are
+/// messages, about the variable.
+pub(super) fn read<'a>(
+    defaults: &DeTable<'_>,
+    name: &str,
+    raw: &'a str,
+) -> Result<(String, String, Value<'a>), String> {
     let rest = name
-        .strip_prefix("UTF8GATE_")
-        .ok_or_else(|| err("not a UTF8GATE_ variable".into()))?
+        .strip_prefix(PREFIX)
+        .ok_or_else(|| format!("not a {PREFIX} variable"))?
         .to_ascii_lowercase();
     let (section, key) = rest
         .split_once('_')
-        .ok_or_else(|| err("expected UTF8GATE_<SECTION>_<KEY>".into()))?;
-    if !SECTIONS.contains(&section) {
-        return Err(err(format!("unknown section {section:?}")));
-    }
-    // A TOML value if it parses as one (numbers, booleans, arrays), a string otherwise.
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    let section = table
-        .entry(section.to_string())
-        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    match section {
-        toml::Value::Table(t) => {
-            t.insert(key.to_string(), value);
-            Ok(())
-        }
-        _ => Err(err("the section is not a table".into())),
-    }
+        .ok_or_else(|| format!("expected {PREFIX}<SECTION>_<KEY>"))?;
+    let keys = defaults
+        .get(section)
+        .and_then(|s| s.get_ref().as_table())
+        .ok_or_else(|| format!("unknown section {section:?} (known: {})", names(defaults)))?;
+    let expected = keys.get(key).ok_or_else(|| {
+        format!(
+            "unknown key {key:?} of [{section}] (known: {})",
+            names(keys)
+        )
+    })?;
+    let parsed = DeValue::parse(raw.trim()).ok();
+    let is = |test: fn(&DeValue<'_>) -> bool| parsed.clone().filter(|v| test(v.get_ref()));
+    let value = match expected.get_ref() {
+        DeValue::String(_) => Some(Spanned::new(
+            0..raw.len(),
+            DeValue::String(Cow::Borrowed(raw)),
+        )),
+        DeValue::Integer(_) => is(|v| v.is_integer()),
+        DeValue::Float(_) => is(|v| v.is_integer() || v.is_float()),
+        DeValue::Boolean(_) => is(|v| v.is_bool()),
+        DeValue::Array(_) => is(|v| v.is_array()),
+        _ => parsed.clone(),
+    };
+    let value = value.ok_or_else(|| match expected.get_ref() {
+        DeValue::Integer(_) => format!("invalid number {raw:?} (expected an integer)"),
+        DeValue::Float(_) => format!("invalid number {raw:?}"),
+        DeValue::Boolean(_) => format!("invalid boolean {raw:?} (expected true or false)"),
+        DeValue::Array(_) => format!(
+            "invalid list {raw:?} (expected a TOML array of strings, like [\"10.0.0.0/8\", \"::1\"])"
+        ),
+        _ => format!("invalid value {raw:?}"),
+    })?;
+    Ok((section.to_string(), key.to_string(), value))
+}
+
+fn names(table: &DeTable<'_>) -> String {
+    table
+        .keys()
+        .map(|k| k.get_ref().as_ref())
+        .collect::<Vec<&str>>()
+        .join(", ")
 }

@@ -1,67 +1,44 @@
-//! Configuration errors, with the source and the line they are about.
+//! Configuration errors, with the source and the line and column they are about.
 
 use std::fmt;
-use std::time::Duration;
 
 /// Why the configuration cannot be used.
+///
+/// Displayed as `source:line:column: message` for a place in a file, `source: message` for an
+/// environment variable or a flag (whose name is the source).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
-    /// The file, environment variable or flag the problem is in.
+    /// Where the problem is: a file (its path as given, or `embedded default`), an environment
+    /// variable (`UTF8GATE_LIMITS_MAX_BODY_BYTES`) or a flag (`--api-addr`).
     pub source: String,
-    /// 1-based line in a file, when known.
+    /// 1-based line in a file, when the problem is in one.
     pub line: Option<usize>,
+    /// 1-based column of that line, in characters, when the problem is in a file.
+    pub column: Option<usize>,
     /// What is wrong.
     pub message: String,
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.source, line, self.message),
-            None => write!(f, "{}: {}", self.source, self.message),
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => {
+                write!(f, "{}:{line}:{column}: {}", self.source, self.message)
+            }
+            (Some(line), None) => write!(f, "{}:{line}: {}", self.source, self.message),
+            _ => write!(f, "{}: {}", self.source, self.message),
         }
     }
 }
 
 impl std::error::Error for ConfigError {}
 
-/// A TOML syntax error, with the line of its span.
-pub(super) fn toml_error(e: &toml::de::Error, text: &str, source: &str) -> ConfigError {
+/// A profile file's error, which carries its own file, line and column.
+pub(super) fn from_profile(e: utf8gate_policy::ProfileError) -> ConfigError {
     ConfigError {
-        source: source.to_string(),
-        line: e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
-        message: e.message().to_string(),
-    }
-}
-
-/// The 1-based line where `key` is set in `text`.
-pub(super) fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(key))
-        .map(|i| i + 1)
-}
-
-/// `value` seconds as a duration, or an error naming `what` and its line.
-pub(super) fn seconds(
-    value: f64,
-    what: &str,
-    source: &str,
-    text: &str,
-    allow_zero: bool,
-) -> Result<Duration, ConfigError> {
-    let ok = value.is_finite() && (value > 0.0 || (allow_zero && value == 0.0)) && value < 1e9;
-    if ok {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(ConfigError {
-            source: source.to_string(),
-            line: line_of(text, what),
-            message: format!(
-                "{what} must be a number of seconds {}",
-                if allow_zero { ">= 0" } else { "> 0" }
-            ),
-        })
+        source: e.source,
+        line: Some(e.line),
+        column: Some(e.column),
+        message: e.message,
     }
 }

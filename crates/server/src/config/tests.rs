@@ -180,3 +180,6 @@ fn max_body_bytes_caps_every_profile_s_decoded_bytes() {
         assert_eq!(p.limits.max_decoded_bytes, default, "{}", p.name);
     }
 }
+
+mod profile_limits;
+mod spans;

@@ -1,0 +1,229 @@
+//! [`Raw`] to [`Config`]: addresses, ranges, durations, statuses and profiles checked, every
+//! error about the value's own span (so its file, line and column, or its variable or flag).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use toml::Spanned;
+use utf8gate_policy::Profile;
+
+use super::error::from_profile;
+use super::layers::Sources;
+use super::raw::Raw;
+use super::{Cidr, Config, ConfigError, LogFormat, upstream_authority};
+
+/// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
+pub(super) fn validate(
+    raw: Raw,
+    sources: &Sources<'_>,
+    read_file: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let bad = |key: &str, span: std::ops::Range<usize>, message: String| {
+        sources.about(key, span, message)
+    };
+    let addr = |key: &str, value: &Spanned<String>| -> Result<SocketAddr, ConfigError> {
+        value.get_ref().parse().map_err(|_| {
+            let message = format!(
+                "{:?} is not a socket address (like 127.0.0.1:8080)",
+                value.get_ref()
+            );
+            bad(key, value.span(), message)
+        })
+    };
+    let limit = |key: &str, v: &Spanned<u64>, min: u64, max: u64| -> Result<u64, ConfigError> {
+        let value = *v.get_ref();
+        if (min..=max).contains(&value) {
+            Ok(value)
+        } else {
+            Err(bad(
+                key,
+                v.span(),
+                format!("{value} is outside {min}..={max}"),
+            ))
+        }
+    };
+    let seconds = |key: &str, v: &Spanned<f64>, allow_zero: bool| {
+        let value = *v.get_ref();
+        let ok = value.is_finite() && (value > 0.0 || (allow_zero && value == 0.0)) && value < 1e9;
+        if ok {
+            Ok(Duration::from_secs_f64(value))
+        } else {
+            let bound = if allow_zero { ">= 0" } else { "> 0" };
+            let message = format!("{value} is not a number of seconds {bound}");
+            Err(bad(key, v.span(), message))
+        }
+    };
+    let cidrs = |key: &str, list: &[Spanned<String>]| -> Result<Vec<Cidr>, ConfigError> {
+        list.iter()
+            .map(|t| {
+                Cidr::parse(t.get_ref()).ok_or_else(|| {
+                    let message = format!("{:?} is not an address or CIDR", t.get_ref());
+                    bad(key, t.span(), message)
+                })
+            })
+            .collect()
+    };
+
+    let (listen, upstream, policy, l, log) = (
+        &raw.listen,
+        &raw.upstream,
+        &raw.policy,
+        &raw.limits,
+        &raw.log,
+    );
+    let url = upstream.url.get_ref();
+    let upstream_url = if url.is_empty() {
+        None
+    } else if upstream_authority(url).is_none() {
+        let message = format!("{url:?} must be http://host:port (no path, no https)");
+        return Err(bad("upstream.url", upstream.url.span(), message));
+    } else {
+        Some(url.trim_end_matches('/').to_string())
+    };
+    let max_body_bytes = limit("limits.max_body_bytes", &l.max_body_bytes, 1, 1 << 32)? as usize;
+    for (key, status) in [
+        ("policy.reject_status", &policy.reject_status),
+        ("policy.authz_deny_status", &policy.authz_deny_status),
+    ] {
+        if !(400..=499).contains(status.get_ref()) {
+            let message = format!("{} is not a 4xx status", status.get_ref());
+            return Err(bad(key, status.span(), message));
+        }
+    }
+    let caps = Caps {
+        max_json_depth: limit("limits.max_json_depth", &l.max_json_depth, 1, 10_000)? as usize,
+        max_multipart_parts: limit(
+            "limits.max_multipart_parts",
+            &l.max_multipart_parts,
+            1,
+            100_000,
+        )? as usize,
+        max_body_bytes,
+    };
+    let mut profiles = BTreeMap::new();
+    for name in Profile::BUILT_IN {
+        if let Some(mut p) = Profile::built_in(name) {
+            caps.apply(&mut p, None);
+            profiles.insert(name.to_string(), p);
+        }
+    }
+    for file in &policy.profile_files {
+        let text = read_file(file.get_ref()).ok_or_else(|| {
+            let message = format!("cannot read {:?}", file.get_ref());
+            bad("policy.profile_files", file.span(), message)
+        })?;
+        let mut p = Profile::from_toml(&text, file.get_ref()).map_err(from_profile)?;
+        caps.apply(&mut p, Some(&text));
+        profiles.insert(p.name.clone(), p);
+    }
+    let profile = policy.profile.get_ref().clone();
+    if !profiles.contains_key(&profile) {
+        let known: Vec<_> = profiles.keys().cloned().collect();
+        let message = format!("unknown profile {profile:?} (known: {})", known.join(", "));
+        return Err(bad("policy.profile", policy.profile.span(), message));
+    }
+    let proxy_threads = match limit("listen.proxy_threads", &listen.proxy_threads, 0, 1024)? {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n as usize,
+    };
+    let log_format = match log.format.get_ref().as_str() {
+        "json" => LogFormat::Json,
+        "pretty" => LogFormat::Pretty,
+        other => {
+            let message = format!("{other:?} is not json or pretty");
+            return Err(bad("log.format", log.format.span(), message));
+        }
+    };
+    Ok(Config {
+        proxy_addr: addr("listen.proxy_addr", &listen.proxy_addr)?,
+        api_addr: addr("listen.api_addr", &listen.api_addr)?,
+        admin_addr: addr("listen.admin_addr", &listen.admin_addr)?,
+        proxy_threads,
+        upstream: upstream_url,
+        connect_timeout: seconds(
+            "upstream.connect_timeout_seconds",
+            &upstream.connect_timeout_seconds,
+            false,
+        )?,
+        response_timeout: seconds(
+            "upstream.response_timeout_seconds",
+            &upstream.response_timeout_seconds,
+            false,
+        )?,
+        profile,
+        profiles,
+        reject_status: *policy.reject_status.get_ref(),
+        authz_deny_status: *policy.authz_deny_status.get_ref(),
+        max_header_bytes: limit(
+            "limits.max_header_bytes",
+            &l.max_header_bytes,
+            1024,
+            1 << 20,
+        )? as usize,
+        max_body_bytes,
+        max_scan_bytes: limit("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
+        header_read_timeout: seconds(
+            "limits.header_read_timeout_seconds",
+            &l.header_read_timeout_seconds,
+            false,
+        )?,
+        request_timeout: seconds(
+            "limits.request_timeout_seconds",
+            &l.request_timeout_seconds,
+            false,
+        )?,
+        max_concurrent_requests: limit(
+            "limits.max_concurrent_requests",
+            &l.max_concurrent_requests,
+            1,
+            1 << 20,
+        )? as usize,
+        shutdown_grace: seconds(
+            "limits.shutdown_grace_seconds",
+            &l.shutdown_grace_seconds,
+            true,
+        )?,
+        trusted_peers: cidrs("authz.trusted_peers", &raw.authz.trusted_peers)?,
+        trusted_proxies: cidrs("listen.trusted_proxies", &listen.trusted_proxies)?,
+        refuse_untrusted_path_overrides: listen.refuse_untrusted_path_overrides,
+        allow_trace: listen.allow_trace,
+        log_format,
+        log_level: log.level.clone(),
+        log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
+    })
+}
+
+/// The server's `[limits]` as they bear on profiles.
+struct Caps {
+    max_json_depth: usize,
+    max_multipart_parts: usize,
+    max_body_bytes: usize,
+}
+
+impl Caps {
+    /// `max_json_depth` and `max_multipart_parts` are the server's for a profile that does not
+    /// set its own (a built-in, or a file without the key under `[limits]`), and caps on the
+    /// value of one that does. `max_decoded_bytes` is capped at `max_body_bytes`, never raised.
+    /// `file` is the text of a loaded profile.
+    fn apply(&self, p: &mut Profile, file: Option<&str>) {
+        let own = file.and_then(|t| toml::from_str::<toml::Table>(t).ok());
+        let sets = |key: &str| {
+            own.as_ref()
+                .and_then(|t| t.get("limits"))
+                .and_then(|l| l.get(key))
+                .is_some()
+        };
+        let cap = |own: usize, server: usize, key: &str| {
+            if sets(key) { own.min(server) } else { server }
+        };
+        let l = &mut p.limits;
+        l.max_json_depth = cap(l.max_json_depth, self.max_json_depth, "max_json_depth");
+        l.max_multipart_parts = cap(
+            l.max_multipart_parts,
+            self.max_multipart_parts,
+            "max_multipart_parts",
+        );
+        l.max_decoded_bytes = l.max_decoded_bytes.min(self.max_body_bytes);
+    }
+}
