@@ -100,7 +100,7 @@ async fn sanitize(
     whole: Whole,
 ) -> Result<Response, Problem> {
     let profile = choice.of(&state)?;
-    let headers = whole.headers;
+    let headers = whole.parts.headers;
     let upload = upload::upload(&headers, whole.body);
     let mut passed = state.gate.pass(profile, Use::Sanitize, upload).await;
     // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and

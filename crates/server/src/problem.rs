@@ -14,106 +14,70 @@ use utf8gate_policy::{Action, FindingKind, Verdict};
 /// The media type of problem details.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// Every problem utf8gate reports: its status (unless the configuration sets it), the slug of
-/// its type (`urn:utf8gate:problem:{slug}`) and its title.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemKind {
+/// Declares [`ProblemKind`] from one table: each kind once, with its default status, the slug
+/// of its type and its title.
+macro_rules! problem_kinds {
+    ($($(#[doc = $doc:literal])+ $kind:ident => ($status:ident, $slug:literal, $title:literal),)+) => {
+        /// Every problem utf8gate reports: its status (unless the configuration sets it), the
+        /// slug of its type (`urn:utf8gate:problem:{slug}`) and its title.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ProblemKind {
+            $($(#[doc = $doc])+ $kind,)+
+        }
+
+        impl ProblemKind {
+            /// Every kind.
+            pub const ALL: &[ProblemKind] = &[$(ProblemKind::$kind),+];
+
+            /// The table: default status, type slug, title.
+            pub const fn describe(self) -> (StatusCode, &'static str, &'static str) {
+                match self {
+                    $(ProblemKind::$kind => (StatusCode::$status, $slug, $title),)+
+                }
+            }
+        }
+    };
+}
+
+problem_kinds! {
     /// The policy rejected the request (the status is `policy.reject_status`,
     /// `policy.authz_deny_status`, 415 or 422, by listener).
-    Rejected,
+    Rejected => (BAD_REQUEST, "rejected", "Request rejected by utf8gate"),
     /// A body over the limit.
-    BodyTooLarge,
+    BodyTooLarge => (PAYLOAD_TOO_LARGE, "body-too-large", "Body too large"),
     /// A body that could not be read (cut short, malformed framing).
-    BadBody,
+    BadBody => (BAD_REQUEST, "bad-body", "Body could not be read"),
     /// A query string the API's parameters cannot be read from.
-    BadQuery,
+    BadQuery => (BAD_REQUEST, "bad-query", "Bad query string"),
     /// `?profile=` names no profile.
-    UnknownProfile,
+    UnknownProfile => (BAD_REQUEST, "unknown-profile", "Unknown profile"),
     /// A request target that cannot be forwarded.
-    BadTarget,
+    BadTarget => (BAD_REQUEST, "bad-target", "Bad request target"),
     /// A rewritten header value that cannot be sent.
-    BadHeader,
+    BadHeader => (BAD_REQUEST, "bad-header", "Bad header"),
     /// CONNECT, or TRACE when not allowed.
-    MethodNotAllowed,
+    MethodNotAllowed => (METHOD_NOT_ALLOWED, "method-not-allowed", "Method not allowed"),
     /// A path-override header from a peer that is not a trusted proxy.
-    UntrustedPathOverride,
+    UntrustedPathOverride => (
+        BAD_REQUEST,
+        "untrusted-path-override",
+        "Path override from an untrusted peer"
+    ),
     /// The request took longer than `limits.request_timeout_seconds`.
-    RequestTimeout,
+    RequestTimeout => (REQUEST_TIMEOUT, "request-timeout", "Request timeout"),
     /// More than `limits.max_concurrent_requests` in flight.
-    Overloaded,
+    Overloaded => (SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
     /// The proxy has no upstream configured.
-    NoUpstream,
+    NoUpstream => (BAD_GATEWAY, "no-upstream", "No upstream"),
     /// The upstream refused or reset the connection.
-    UpstreamUnavailable,
+    UpstreamUnavailable => (BAD_GATEWAY, "upstream-unavailable", "Upstream unavailable"),
     /// The upstream did not answer in time.
-    UpstreamTimeout,
+    UpstreamTimeout => (GATEWAY_TIMEOUT, "upstream-timeout", "Upstream timeout"),
     /// A fault of utf8gate's own (details in the logs only).
-    Internal,
+    Internal => (INTERNAL_SERVER_ERROR, "internal", "Internal error"),
 }
 
 impl ProblemKind {
-    /// The table: default status, type slug, title.
-    pub const fn describe(self) -> (StatusCode, &'static str, &'static str) {
-        use ProblemKind::*;
-        match self {
-            Rejected => (
-                StatusCode::BAD_REQUEST,
-                "rejected",
-                "Request rejected by utf8gate",
-            ),
-            BodyTooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body-too-large",
-                "Body too large",
-            ),
-            BadBody => (
-                StatusCode::BAD_REQUEST,
-                "bad-body",
-                "Body could not be read",
-            ),
-            BadQuery => (StatusCode::BAD_REQUEST, "bad-query", "Bad query string"),
-            UnknownProfile => (
-                StatusCode::BAD_REQUEST,
-                "unknown-profile",
-                "Unknown profile",
-            ),
-            BadTarget => (StatusCode::BAD_REQUEST, "bad-target", "Bad request target"),
-            BadHeader => (StatusCode::BAD_REQUEST, "bad-header", "Bad header"),
-            MethodNotAllowed => (
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method-not-allowed",
-                "Method not allowed",
-            ),
-            UntrustedPathOverride => (
-                StatusCode::BAD_REQUEST,
-                "untrusted-path-override",
-                "Path override from an untrusted peer",
-            ),
-            RequestTimeout => (
-                StatusCode::REQUEST_TIMEOUT,
-                "request-timeout",
-                "Request timeout",
-            ),
-            Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
-            NoUpstream => (StatusCode::BAD_GATEWAY, "no-upstream", "No upstream"),
-            UpstreamUnavailable => (
-                StatusCode::BAD_GATEWAY,
-                "upstream-unavailable",
-                "Upstream unavailable",
-            ),
-            UpstreamTimeout => (
-                StatusCode::GATEWAY_TIMEOUT,
-                "upstream-timeout",
-                "Upstream timeout",
-            ),
-            Internal => (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "Internal error",
-            ),
-        }
-    }
-
     /// The slug of the problem type.
     pub const fn slug(self) -> &'static str {
         self.describe().1
@@ -262,34 +226,13 @@ mod tests {
         verdict
     }
 
-    const KINDS: [ProblemKind; 15] = {
-        use ProblemKind::*;
-        [
-            Rejected,
-            BodyTooLarge,
-            BadBody,
-            BadQuery,
-            UnknownProfile,
-            BadTarget,
-            BadHeader,
-            MethodNotAllowed,
-            UntrustedPathOverride,
-            RequestTimeout,
-            Overloaded,
-            NoUpstream,
-            UpstreamUnavailable,
-            UpstreamTimeout,
-            Internal,
-        ]
-    };
-
     #[test]
     fn each_kind_has_its_own_slug_and_a_status_of_its_class() {
-        let mut slugs: Vec<_> = KINDS.iter().map(|k| k.slug()).collect();
+        let mut slugs: Vec<_> = ProblemKind::ALL.iter().map(|k| k.slug()).collect();
         slugs.sort_unstable();
         slugs.dedup();
-        assert_eq!(slugs.len(), KINDS.len());
-        for kind in KINDS {
+        assert_eq!(slugs.len(), ProblemKind::ALL.len());
+        for &kind in ProblemKind::ALL {
             let (status, slug, title) = kind.describe();
             assert!(
                 status.is_client_error() || status.is_server_error(),

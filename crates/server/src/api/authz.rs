@@ -2,43 +2,25 @@
 //! nginx `auth_request` and Traefik ForwardAuth. A verdict is never a 5xx: allow is 200,
 //! deny is `authz_deny_status` (403) with problem+json.
 
-use axum::extract::{FromRequest, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{Mode, Request};
 
 use crate::convert;
 use crate::gate::{Outcome, Use};
-use crate::layers::body_limit::read_whole;
 use crate::peer::Peer;
 use crate::problem::Problem;
 use crate::state::AppState;
 
+use super::upload::Whole;
+
 const ENVOY_PREFIX: &str = "/authz/envoy";
-
-/// The request under check: its head and its body, read within `max_body_bytes`.
-pub struct Checked {
-    parts: Parts,
-    body: Vec<u8>,
-}
-
-impl FromRequest<AppState> for Checked {
-    type Rejection = Problem;
-
-    async fn from_request(
-        request: axum::extract::Request,
-        state: &AppState,
-    ) -> Result<Self, Problem> {
-        let (parts, body) = request.into_parts();
-        let body = read_whole(body, state.config.max_body_bytes).await?;
-        Ok(Checked { parts, body })
-    }
-}
 
 /// `ANY /authz/envoy/{*path}`: Envoy sends the original method, the original path after the
 /// configured prefix, the headers and optionally the buffered body.
-pub async fn envoy(State(state): State<AppState>, checked: Checked) -> Result<Response, Problem> {
-    let Checked { parts, body } = checked;
+pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
+    let Whole { parts, body } = checked;
     // The raw target, never axum's decoded path parameter.
     let raw = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let original = raw.strip_prefix(ENVOY_PREFIX).unwrap_or(raw);
@@ -73,8 +55,8 @@ fn partial_body(request: &mut Request) {
 
 /// `ANY /authz/forward`: nginx `auth_request` (X-Original-URI, X-Original-Method) and Traefik
 /// ForwardAuth (X-Forwarded-Uri, X-Forwarded-Method), trusted only from `trusted_peers`.
-pub async fn forward(State(state): State<AppState>, checked: Checked) -> Result<Response, Problem> {
-    let Checked { parts, body } = checked;
+pub async fn forward(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
+    let Whole { parts, body } = checked;
     let peer = parts.extensions.get::<Peer>().map(Peer::ip);
     let trusted = peer.is_some_and(|ip| state.config.trusted_peers.iter().any(|c| c.contains(ip)));
     let request = match trusted {

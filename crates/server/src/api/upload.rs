@@ -37,10 +37,10 @@ impl<S: Send + Sync> FromRequestParts<S> for ProfileParam {
     }
 }
 
-/// The whole body, read within `limits.max_body_bytes`, with the request's headers.
+/// The request's head and its whole body, read within `limits.max_body_bytes`.
 pub struct Whole {
-    /// The request's headers.
-    pub headers: HeaderMap,
+    /// The request's head.
+    pub parts: Parts,
     /// The body.
     pub body: Vec<u8>,
 }
@@ -54,10 +54,7 @@ impl FromRequest<AppState> for Whole {
     ) -> Result<Self, Problem> {
         let (parts, body) = request.into_parts();
         let body = read_whole(body, state.config.max_body_bytes).await?;
-        Ok(Whole {
-            headers: parts.headers,
-            body,
-        })
+        Ok(Whole { parts, body })
     }
 }
 

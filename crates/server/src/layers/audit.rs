@@ -3,8 +3,6 @@
 //! `refused` request counted when an audited route answered with an error before any verdict
 //! (a limit, an unreadable body, an unknown profile, shed load).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -13,6 +11,7 @@ use axum::response::Response;
 use utf8gate_policy::Mode;
 
 use crate::audit::AuditRecord;
+use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::metrics::Metrics;
 use crate::problem::{Problem, ProblemKind};
@@ -58,61 +57,47 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = Audited<S::Future>;
+    type Future = OnResponse<S::Future, Record>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<B>) -> Audited<S::Future> {
-        let mode = (self.layer.mode_of)(request.uri());
-        let id = request.extensions().get::<RequestId>().cloned();
-        Audited {
-            inner: self.inner.call(request),
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let record = Record {
             started: Instant::now(),
-            mode,
-            id,
+            mode: (self.layer.mode_of)(request.uri()),
+            id: request.extensions().get::<RequestId>().cloned(),
             metrics: self.layer.metrics.clone(),
-        }
+        };
+        OnResponse::new(self.inner.call(request), record)
     }
 }
 
-pin_project_lite::pin_project! {
-    /// The response future of [`Audit`].
-    pub struct Audited<F> {
-        #[pin]
-        inner: F,
-        started: Instant,
-        mode: Option<Mode>,
-        id: Option<RequestId>,
-        metrics: Metrics,
-    }
+/// Records the response of a request that arrived at `started`.
+pub struct Record {
+    started: Instant,
+    mode: Option<Mode>,
+    id: Option<RequestId>,
+    metrics: Metrics,
 }
 
-impl<F, E> Future for Audited<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let mut response = std::task::ready!(this.inner.poll(cx))?;
-        let seconds = this.started.elapsed().as_secs_f64();
+impl Hook for Record {
+    fn on_response(self, response: &mut Response) {
+        let seconds = self.started.elapsed().as_secs_f64();
         let status = response.status();
         if let Some(record) = response.extensions_mut().remove::<AuditRecord>() {
-            this.metrics.observe(record.mode, seconds);
-            let id = this.id.as_ref().map_or("-", RequestId::as_str);
+            self.metrics.observe(record.mode, seconds);
+            let id = self.id.as_ref().map_or("-", RequestId::as_str);
             crate::audit::write(&record, id, status.as_u16(), seconds);
-        } else if let Some(mode) = *this.mode {
+        } else if let Some(mode) = self.mode {
             if status.is_client_error() || status.is_server_error() {
-                this.metrics.record_refused(mode, seconds);
+                self.metrics.record_refused(mode, seconds);
             }
         }
         let problem = response.extensions().get::<Problem>().map(|p| p.kind);
         if problem == Some(ProblemKind::BodyTooLarge) {
-            this.metrics.body_limit_exceeded();
+            self.metrics.body_limit_exceeded();
         }
-        Poll::Ready(Ok(response))
     }
 }

@@ -2,8 +2,6 @@
 //! byte of the body is read; any other body is wrapped in `http_body_util::Limited`, so that
 //! reading past the limit fails (and [`read_whole`] makes that failure a 413 too).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::http::{Request, header};
@@ -11,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
+use crate::layers::on_response::Answer;
 use crate::problem::Problem;
 
 /// Limits request bodies to a number of bytes.
@@ -40,56 +39,24 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = Limiting<S::Future>;
+    type Future = Answer<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<B>) -> Limiting<S::Future> {
+    fn call(&mut self, request: Request<B>) -> Self::Future {
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|n| n > self.limit) {
-            return Limiting {
-                inner: None,
-                refused: Some(Problem::too_large(self.limit).into_response()),
-            };
+            return Answer::now(Problem::too_large(self.limit).into_response());
         }
         // Bodies over usize::MAX cannot be buffered anyway.
         let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
-        Limiting {
-            inner: Some(self.inner.call(request.map(|b| Limited::new(b, limit)))),
-            refused: None,
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`BodyLimit`]: the refusal, or the inner service's future.
-    pub struct Limiting<F> {
-        #[pin]
-        inner: Option<F>,
-        refused: Option<Response>,
-    }
-}
-
-impl<F, E> Future for Limiting<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        if let Some(response) = this.refused.take() {
-            return Poll::Ready(Ok(response));
-        }
-        match this.inner.as_pin_mut() {
-            Some(inner) => inner.poll(cx),
-            None => Poll::Pending,
-        }
+        Answer::later(self.inner.call(request.map(|b| Limited::new(b, limit))))
     }
 }
 

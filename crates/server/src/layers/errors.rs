@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 use axum::response::{IntoResponse, Response};
 use tower::BoxError;
 
+use crate::layers::on_response::Answer;
 use crate::problem::{Problem, ProblemKind};
 
 /// Answers the inner service's errors with problems.
@@ -50,7 +51,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = Answered<S::Future>;
+    type Future = Answer<Answered<S::Future>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         if let Err(e) = std::task::ready!(self.inner.poll_ready(cx)) {
@@ -59,26 +60,21 @@ where
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: R) -> Answered<S::Future> {
+    fn call(&mut self, request: R) -> Self::Future {
         match self.not_ready.take() {
-            Some(e) => Answered {
-                inner: None,
-                error: Some(e),
-            },
-            None => Answered {
-                inner: Some(self.inner.call(request)),
-                error: None,
-            },
+            Some(e) => Answer::now(problem_of(&e).into_response()),
+            None => Answer::later(Answered {
+                inner: self.inner.call(request),
+            }),
         }
     }
 }
 
 pin_project_lite::pin_project! {
-    /// The response future of [`Errors`].
+    /// The inner service's future, its error answered with a problem.
     pub struct Answered<F> {
         #[pin]
-        inner: Option<F>,
-        error: Option<BoxError>,
+        inner: F,
     }
 }
 
@@ -90,13 +86,10 @@ where
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let result = match (this.error.take(), this.inner.as_pin_mut()) {
-            (Some(e), _) => Err(e),
-            (None, Some(inner)) => std::task::ready!(inner.poll(cx)).map_err(Into::into),
-            (None, None) => return Poll::Pending,
-        };
-        Poll::Ready(Ok(result.unwrap_or_else(|e| problem_of(&e).into_response())))
+        let result = std::task::ready!(self.project().inner.poll(cx));
+        Poll::Ready(Ok(
+            result.unwrap_or_else(|e| problem_of(&e.into()).into_response())
+        ))
     }
 }
 

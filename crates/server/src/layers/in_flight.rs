@@ -1,11 +1,12 @@
 //! The `utf8gate_in_flight_requests` gauge: a request counts from its arrival until its
 //! response is ready or it is dropped (the client went away).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use axum::response::Response;
 use prometheus::IntGauge;
+
+use crate::layers::on_response::{Hook, OnResponse};
 
 /// Counts requests in flight on a gauge.
 #[derive(Clone, Debug)]
@@ -30,46 +31,31 @@ pub struct InFlight<S> {
 
 impl<S, R> tower::Service<R> for InFlight<S>
 where
-    S: tower::Service<R>,
+    S: tower::Service<R, Response = Response>,
 {
-    type Response = S::Response;
+    type Response = Response;
     type Error = S::Error;
-    type Future = Counted<S::Future>;
+    type Future = OnResponse<S::Future, Guard>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: R) -> Counted<S::Future> {
+    fn call(&mut self, request: R) -> Self::Future {
         self.gauge.inc();
-        Counted {
-            inner: self.inner.call(request),
-            _guard: Guard(self.gauge.clone()),
-        }
+        OnResponse::new(self.inner.call(request), Guard(self.gauge.clone()))
     }
 }
 
-/// Decrements the gauge when dropped.
-struct Guard(IntGauge);
+/// Decrements the gauge when dropped: with the response, or with the request's future.
+pub struct Guard(IntGauge);
+
+impl Hook for Guard {
+    fn on_response(self, _: &mut Response) {}
+}
 
 impl Drop for Guard {
     fn drop(&mut self) {
         self.0.dec();
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`InFlight`]: the request counts as long as it lives.
-    pub struct Counted<F> {
-        #[pin]
-        inner: F,
-        _guard: Guard,
-    }
-}
-
-impl<F: Future> Future for Counted<F> {
-    type Output = F::Output;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.project().inner.poll(cx)
     }
 }

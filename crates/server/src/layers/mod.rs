@@ -6,5 +6,6 @@ pub mod audit;
 pub mod body_limit;
 pub mod errors;
 pub mod in_flight;
+pub mod on_response;
 pub mod problems;
 pub mod request_id;

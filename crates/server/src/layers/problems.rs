@@ -1,13 +1,12 @@
 //! Renders the [`Problem`] a response carries (see `crate::problem`) into its
 //! `application/problem+json` body, with the request's id: the one place both are known.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::http::Request;
 use axum::response::Response;
 
+use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::problem::Problem;
 
@@ -34,43 +33,26 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = Rendered<S::Future>;
+    type Future = OnResponse<S::Future, Render>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<B>) -> Rendered<S::Future> {
+    fn call(&mut self, request: Request<B>) -> Self::Future {
         let id = request.extensions().get::<RequestId>().cloned();
-        Rendered {
-            inner: self.inner.call(request),
-            id,
-        }
+        OnResponse::new(self.inner.call(request), Render(id))
     }
 }
 
-pin_project_lite::pin_project! {
-    /// The response future of [`RenderProblems`].
-    pub struct Rendered<F> {
-        #[pin]
-        inner: F,
-        id: Option<RequestId>,
-    }
-}
+/// Renders the response's problem, if it carries one.
+pub struct Render(Option<RequestId>);
 
-impl<F, E> Future for Rendered<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let mut response = std::task::ready!(this.inner.poll(cx))?;
+impl Hook for Render {
+    fn on_response(self, response: &mut Response) {
         if let Some(problem) = response.extensions_mut().remove::<Problem>() {
-            let id = this.id.as_ref().map_or("-", RequestId::as_str);
-            crate::problem::render_into(&mut response, problem, id);
+            let id = self.0.as_ref().map_or("-", RequestId::as_str);
+            crate::problem::render_into(response, problem, id);
         }
-        Poll::Ready(Ok(response))
     }
 }

@@ -2,8 +2,6 @@
 //! one; put in the request's extensions as [`RequestId`] and sent back as
 //! `utf8gate-request-id` on every response.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
@@ -11,6 +9,7 @@ use std::task::{Context, Poll};
 use axum::http::{HeaderMap, HeaderValue, Request};
 use axum::response::Response;
 
+use crate::layers::on_response::{Hook, OnResponse};
 use crate::names::{REQUEST_ID, REQUEST_ID_IN};
 
 /// A request's id (printable ASCII, at most 64 bytes), in its extensions.
@@ -106,45 +105,26 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = WithId<S::Future>;
+    type Future = OnResponse<S::Future, SetHeader>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: Request<B>) -> WithId<S::Future> {
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let id = self.ids.of(request.headers());
         let value = id.0.clone();
         request.extensions_mut().insert(id);
-        WithId {
-            inner: self.inner.call(request),
-            id: Some(value),
-        }
+        OnResponse::new(self.inner.call(request), SetHeader(value))
     }
 }
 
-pin_project_lite::pin_project! {
-    /// The response future of [`SetRequestId`].
-    pub struct WithId<F> {
-        #[pin]
-        inner: F,
-        id: Option<HeaderValue>,
-    }
-}
+/// Sets `utf8gate-request-id` on the response.
+pub struct SetHeader(HeaderValue);
 
-impl<F, E> Future for WithId<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let mut response = std::task::ready!(this.inner.poll(cx))?;
-        if let Some(id) = this.id.take() {
-            response.headers_mut().insert(REQUEST_ID, id);
-        }
-        Poll::Ready(Ok(response))
+impl Hook for SetHeader {
+    fn on_response(self, response: &mut Response) {
+        response.headers_mut().insert(REQUEST_ID, self.0);
     }
 }
 
