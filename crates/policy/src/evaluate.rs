@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::checks::{self, CheckOptions, RawFinding};
+use crate::checks::{self, CheckOptions};
 use crate::field::Field;
-use crate::finding::{Action, Finding, hex_bytes};
+use crate::finding::{Action, Finding, Fix, RawFinding, hex_bytes};
 use crate::layers;
 use crate::location::Location;
 use crate::profile::Profile;
@@ -105,7 +105,7 @@ fn check_and_rewrite(
         .collect();
     let mut rewrites = false;
     for (raw, action) in &with_actions {
-        rewrites |= action.rewrites() && raw.fix != checks::Fix::None;
+        rewrites |= action.rewrites() && raw.fix != Fix::None;
         verdict.add_with(&field.location, raw.clone(), *action, "");
     }
     if !rewrites {
@@ -132,7 +132,7 @@ fn check_and_rewrite(
         }
         let more = again
             .iter()
-            .any(|(r, a)| a.rewrites() && r.fix != checks::Fix::None);
+            .any(|(r, a)| a.rewrites() && r.fix != Fix::None);
         if !more || round + 1 == MAX_REWRITE_ROUNDS {
             break;
         }
@@ -183,7 +183,7 @@ impl<'p> Collector<'p> {
 
     fn add_with(&mut self, location: &Location, raw: RawFinding, action: Action, prefix: &str) {
         self.reject |= action == Action::Reject;
-        self.would_rewrite |= action.rewrites() && raw.fix != checks::Fix::None;
+        self.would_rewrite |= action.rewrites() && raw.fix != Fix::None;
         *self
             .counts
             .entry(raw.kind.as_str().to_string())

@@ -2,9 +2,9 @@
 
 use core::ops::Range;
 
-use crate::checks::{Fix, RawFinding, nfc};
+use crate::checks::nfc;
 use crate::field::{Container, Encoding};
-use crate::finding::Action;
+use crate::finding::{Action, Fix, RawFinding};
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
 

@@ -6,9 +6,8 @@
 
 use utf8gate_codec::{Malformation, StreamValidator};
 
-use crate::checks::{Fix, RawFinding};
 use crate::evaluate::Collector;
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;

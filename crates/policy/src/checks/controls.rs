@@ -3,8 +3,7 @@
 //! Legitimate text is left alone: TAB, CR and LF in text content (TAB in headers), ZWJ, ZWNJ,
 //! LRM, RLM and ALM are not findings.
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::Part;
 
 /// The kind a character is reported as in `part`, if any.

@@ -7,8 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 
 /// Which lookalikes to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,8 +8,8 @@
 
 use utf8gate_codec::Malformation;
 
-use super::{Fix, RawFinding, lookalike};
-use crate::finding::FindingKind;
+use super::lookalike;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::layers::percent;
 use crate::location::Part;
 

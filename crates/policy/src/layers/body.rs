@@ -2,9 +2,8 @@
 //! them (a JSON-looking `text/plain` body is also read as JSON).
 
 use super::{Decomposed, json, multipart, query};
-use crate::checks::{Fix, RawFinding};
 use crate::field::{Container, Encoding, Field};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request};

@@ -38,7 +38,7 @@ fn push(
     location: Location,
     bytes: Vec<u8>,
     header: usize,
-    findings: Vec<crate::checks::RawFinding>,
+    findings: Vec<crate::finding::RawFinding>,
 ) {
     out.fields.push(Field {
         location,

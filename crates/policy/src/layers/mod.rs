@@ -11,9 +11,8 @@ mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
 
-use crate::checks::{Fix, RawFinding};
 use crate::field::{Container, Encoding, Field};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;

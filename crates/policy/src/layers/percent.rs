@@ -1,8 +1,7 @@
 //! Percent-decoding, exactly once, on raw bytes, with findings for what a careless decoder does
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
-use crate::checks::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 
 /// The value of an ASCII hex digit.
 pub(crate) fn hex_value(b: u8) -> Option<u8> {
