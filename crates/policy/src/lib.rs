@@ -28,6 +28,7 @@ mod field;
 mod finding;
 mod layers;
 mod location;
+mod percent_lax;
 mod profile;
 mod request;
 mod rewrite;

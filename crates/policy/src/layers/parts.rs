@@ -362,7 +362,9 @@ fn decode_quoted_printable(content: &[u8]) -> Vec<u8> {
                 i += 2;
                 continue;
             }
-            let hex = content.get(i + 1..i + 3).and_then(percent::hex_pair);
+            let hex = content
+                .get(i + 1..i + 3)
+                .and_then(crate::percent_lax::hex_pair);
             if let Some(v) = hex {
                 out.push(v);
                 i += 3;
