@@ -224,6 +224,30 @@ pub(crate) fn unescape_quoted(inner: &[u8]) -> Vec<u8> {
     out
 }
 
+const BINARY_PREFIXES: [&str; 4] = ["image/", "audio/", "video/", "font/"];
+const BINARY_TYPES: [&str; 6] = [
+    "application/octet-stream",
+    "application/zip",
+    "application/gzip",
+    "application/pdf",
+    "application/x-protobuf",
+    "application/grpc",
+];
+
+/// `true` for the media types (`image/*`, `application/zip`, ...) whose bodies are not text
+/// and are checked only when the profile (or an upload) scans binary bodies.
+pub(crate) fn is_binary(essence: &str) -> bool {
+    BINARY_PREFIXES.iter().any(|p| essence.starts_with(p)) || BINARY_TYPES.contains(&essence)
+}
+
+/// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
+pub(crate) fn is_utf8_label(charset: &str) -> bool {
+    matches!(
+        charset,
+        "utf-8" | "utf8" | "us-ascii" | "ascii" | "unicode-1-1-utf-8"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

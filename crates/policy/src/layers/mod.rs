@@ -2,6 +2,7 @@
 
 mod body;
 pub mod coding;
+mod decomposed;
 pub(crate) mod head;
 mod headers;
 pub(crate) mod json;
@@ -10,60 +11,15 @@ pub(crate) mod parts;
 mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
+mod transfer;
+
+pub(crate) use decomposed::Decomposed;
 
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
-
-/// Fields of a request, plus findings about the request's structure.
-#[derive(Debug, Default)]
-pub(crate) struct Decomposed {
-    pub(crate) fields: Vec<Field>,
-    /// Structural findings (charset, malformed body, limits), with their locations.
-    pub(crate) structural: Vec<(Location, RawFinding)>,
-}
-
-impl Decomposed {
-    fn structural(&mut self, part: Part, kind: FindingKind, offset: usize, message: String) {
-        self.structural_at(Location::part(part), kind, offset, message);
-    }
-
-    fn structural_named(
-        &mut self,
-        part: Part,
-        name: &str,
-        kind: FindingKind,
-        offset: usize,
-        message: String,
-    ) {
-        let location = Location::part(part).with_name(name.as_bytes());
-        self.structural_at(location, kind, offset, message);
-    }
-
-    fn structural_at(
-        &mut self,
-        location: Location,
-        kind: FindingKind,
-        offset: usize,
-        message: String,
-    ) {
-        self.structural.push((
-            location,
-            RawFinding::new(kind, offset, &[], Fix::None, None, message),
-        ));
-    }
-
-    /// Takes over the findings of a second reading, its fields checked but never rewritten.
-    fn absorb_check_only(&mut self, other: Decomposed) {
-        self.structural.extend(other.structural);
-        self.fields.extend(other.fields.into_iter().map(|mut f| {
-            f.check_only = true;
-            f
-        }));
-    }
-}
 
 /// The request a backend reads once the body's codings are undone: `None` when the body has
 /// no coding. A coding that cannot be read is a finding, and the body is then not read.
