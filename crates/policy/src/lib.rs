@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 mod checks;
+mod collect;
 mod evaluate;
 mod field;
 mod finding;

@@ -6,13 +6,13 @@
 
 use utf8gate_codec::{Malformation, StreamValidator};
 
-use crate::evaluate::Collector;
+use crate::collect::Collector;
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
 pub struct BodyScan<'p> {
@@ -156,19 +156,10 @@ impl<'p> BodyScan<'p> {
             add_malformation(&mut collector, &location, &m);
         });
         flush_before(&mut collector, &location, &mut pending, usize::MAX);
-        collector.bytes_inspected = summary.bytes as u64;
-        collector
-            .bytes_by_location
-            .insert("body".into(), summary.bytes as u64);
-        let decision = if collector.reject {
-            Decision::Reject
-        } else if collector.would_rewrite {
-            Decision::Sanitize
-        } else {
-            Decision::Allow
-        };
-        let enforced = !collector.profile.monitor;
-        collector.finish(decision, enforced)
+        collector.inspected("body", summary.bytes as u64);
+        // A scan never rewrites: a finding whose action would rewrite stands for a rewrite.
+        let would_rewrite = collector.would_rewrite;
+        collector.finish(would_rewrite)
     }
 }
 
