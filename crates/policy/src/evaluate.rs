@@ -23,9 +23,30 @@ pub struct Evaluation {
 /// How many times a rewritten field is re-checked and rewritten again at most.
 const MAX_REWRITE_ROUNDS: usize = 3;
 
-/// Evaluates `request` under `profile`. Never fails and never panics: every problem of the
-/// input is a finding.
+/// Evaluates `request` under `profile`: its path, query, headers and body. Never fails and
+/// never panics: every problem of the input is a finding.
 pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
+    evaluate_with(profile, request, layers::decompose)
+}
+
+/// Evaluates `upload` under `profile` as an upload (a file submitted for scanning): only its
+/// body is the input, read as its `Content-Type` says, its codings (`Content-Encoding`,
+/// `Transfer-Encoding`) undone, binary types checked too (as if the profile's `scan_binary`
+/// were set). Its method, path, query and other headers are the submitting call's, not the
+/// application's: they are not checked, except that the head's singleton headers and media-type
+/// parameters must read one way (as in [`evaluate`], without `Host`). A sanitized upload
+/// differs from `upload` in its body only. [`BodyScan::for_body_of`](crate::BodyScan::for_body_of)
+/// is the streamed scan of the same body. [`Request::mode`] is not read.
+pub fn evaluate_upload(profile: &Profile, upload: &Request) -> Evaluation {
+    evaluate_with(profile, upload, layers::decompose_upload)
+}
+
+/// The pipeline, with the decomposition of `request` into fields that `decompose` makes.
+fn evaluate_with(
+    profile: &Profile,
+    request: &Request,
+    decompose: fn(&Request, &Profile) -> layers::Decomposed,
+) -> Evaluation {
     let options = CheckOptions {
         lookalikes: profile.lookalikes,
         max_nonstarters: profile.limits.max_nonstarters,
@@ -33,7 +54,7 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
     // A coded body is read as the backend reads it: decoded.
     let (decoded, coding_finding) = layers::decoded(request, profile);
     let request = decoded.as_ref().unwrap_or(request);
-    let decomposed = layers::decompose(request, profile);
+    let decomposed = decompose(request, profile);
     let mut verdict = Collector::new(profile);
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub enum Mode {
     /// In front of an application, to be forwarded or rejected.
     Proxy,
-    /// Submitted for scanning (an upload, a file).
+    /// Submitted for scanning (an upload, a file): evaluated with
+    /// [`evaluate_upload`](crate::evaluate_upload).
     Scan,
     /// Described by an authorization request from another proxy.
     Authz,
@@ -28,7 +29,8 @@ impl Mode {
 /// A request as bytes: nothing decoded, nothing trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request {
-    /// How it arrived.
+    /// How it arrived, for the caller's records: the evaluation does not read it (an upload is
+    /// evaluated with [`evaluate_upload`](crate::evaluate_upload)).
     pub mode: Option<Mode>,
     /// The method (`GET`, `POST`, ...).
     pub method: String,

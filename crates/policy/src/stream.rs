@@ -46,10 +46,10 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// A scan of the body `head` describes: its `Content-Encoding` and transfer codings are
-    /// undone as the body streams in (at most `max_decoded` decoded bytes), as
-    /// [`evaluate`](crate::evaluate) does for a buffered body. Codings that cannot be read are
-    /// findings of the verdict.
+    /// A scan of the upload whose head is `head`: its `Content-Encoding` and transfer codings
+    /// are undone as the body streams in (at most `max_decoded` decoded bytes), as
+    /// [`evaluate_upload`](crate::evaluate_upload) does for a buffered upload, and its bytes are
+    /// checked whatever its media type. Codings that cannot be read are findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
         let mut limits = profile.limits;
@@ -183,7 +183,22 @@ fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malf
 #[cfg(test)]
 mod tests {
     use super::BodyScan;
-    use crate::{Decision, Profile, Request, evaluate};
+    use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
+
+    #[test]
+    fn streams_find_what_an_upload_evaluation_finds() {
+        // A binary type: an upload's body is checked whatever its type, streamed or buffered.
+        let body = b"\xEF\xBB\xBFbin \xFF\xFE\0 \xC0\xAE";
+        let profile = Profile::strict();
+        let head = Request::new("POST", b"/").header("Content-Type", b"application/octet-stream");
+        let buffered = evaluate_upload(&profile, &head.clone().body(body)).verdict;
+        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+        scan.feed(body);
+        let streamed = scan.finish();
+        assert_eq!(streamed.decision, Decision::Reject);
+        assert_eq!(streamed.findings, buffered.findings);
+        assert_eq!(streamed.counts, buffered.counts);
+    }
 
     #[test]
     fn coded_streams_match_buffered_evaluation() {

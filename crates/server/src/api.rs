@@ -166,7 +166,7 @@ async fn scan(
             Err(p) => return refused(&state, p, started),
         };
         state
-            .evaluate(profile, upload(&parts.headers, &bytes))
+            .evaluate_upload(profile, upload(&parts.headers, &bytes))
             .await
             .verdict
     };
@@ -218,7 +218,7 @@ async fn stream_scan(
     Ok(match buffer {
         Some(bytes) if scan.decoded_len() <= max_buffer as u64 => {
             state
-                .evaluate(profile, upload(headers, &bytes))
+                .evaluate_upload(profile, upload(headers, &bytes))
                 .await
                 .verdict
         }
@@ -248,7 +248,7 @@ async fn sanitize(
     };
     let content_type = parts.headers.get(header::CONTENT_TYPE).cloned();
     let evaluation = state
-        .evaluate(profile, upload(&parts.headers, &bytes))
+        .evaluate_upload(profile, upload(&parts.headers, &bytes))
         .await;
     let verdict = evaluation.verdict;
     if verdict.decision == Decision::Reject && verdict.enforced {

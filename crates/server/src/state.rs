@@ -176,6 +176,22 @@ impl AppState {
         }
     }
 
+    /// [`evaluate`](Self::evaluate) for an upload ([`utf8gate_policy::evaluate_upload`]): its
+    /// body only.
+    pub async fn evaluate_upload(&self, profile: &Profile, upload: Request) -> Evaluation {
+        if upload.body.len() < 64 * 1024 && !coded(&upload) {
+            return utf8gate_policy::evaluate_upload(profile, &upload);
+        }
+        let profile = profile.clone();
+        let evaluated = tokio::task::spawn_blocking(move || {
+            utf8gate_policy::evaluate_upload(&profile, &upload)
+        });
+        match evaluated.await {
+            Ok(e) => e,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
     /// Records metrics and writes the audit line for one evaluated request.
     pub fn audit(
         &self,

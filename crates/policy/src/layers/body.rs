@@ -10,13 +10,13 @@ use crate::profile::Profile;
 use crate::request::{ContentType, Request, is_binary, is_utf8_label};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
-/// backend may give it.
-pub(crate) fn body(request: &Request, profile: &Profile, out: &mut Decomposed) {
+/// backend may give it. Bodies of binary types (and binary multipart parts) are read only when
+/// `scan_binary`.
+pub(crate) fn body(request: &Request, profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
     let body = &request.body;
     let ct = request
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
-    let scan_binary = profile.scan_binary || request.mode == Some(crate::request::Mode::Scan);
     if let Some(charset) = ct.charset() {
         if !is_utf8_label(&charset) {
             out.structural(

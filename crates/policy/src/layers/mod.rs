@@ -75,20 +75,23 @@ pub(crate) fn decoded(
     }
 }
 
-/// Takes `request` apart into fields.
+/// Takes an upload apart: its body is the whole input, read as its media type says, binary
+/// types included. The path and headers of the call that carried it are not the application's
+/// input; only its head's singleton headers and media-type parameters are checked (not `Host`).
+pub(crate) fn decompose_upload(request: &Request, profile: &Profile) -> Decomposed {
+    let mut out = Decomposed::default();
+    head::check(request, false, &mut out);
+    if !request.body.is_empty() {
+        body::body(request, profile, true, &mut out);
+    }
+    out
+}
+
+/// Takes `request` apart into fields: its path, query, headers and body.
 pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     let mut out = Decomposed::default();
     let limits = &profile.limits;
-    // A scanned upload is its body: the path and headers of the call that carried it are not
-    // the application's input (but its media type says how the body is read).
-    let scan = request.mode == Some(crate::request::Mode::Scan);
-    head::check(request, !scan, &mut out);
-    if scan {
-        if !request.body.is_empty() {
-            body::body(request, profile, &mut out);
-        }
-        return out;
-    }
+    head::check(request, true, &mut out);
 
     let (path, mut path_findings) = percent::decode(&request.path, false);
     path_findings.extend(percent::encoded_separators(&request.path));
@@ -128,7 +131,7 @@ pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     headers::readings(request, profile, &mut out);
 
     if !request.body.is_empty() {
-        body::body(request, profile, &mut out);
+        body::body(request, profile, profile.scan_binary, &mut out);
     }
     out
 }
