@@ -172,7 +172,7 @@ def shortest_cycle(start, members, succ):
                     path = [v]
                     while prev[path[-1]] is not None:
                         path.append(prev[path[-1]])
-                    return [start] + path[::-1][1:] + [start] if len(path) > 1 else [start, v, start]
+                    return path[::-1] + [start]
                 if w in members and w not in prev:
                     prev[w] = v
                     nxt.append(w)

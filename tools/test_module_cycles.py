@@ -119,7 +119,8 @@ class ModuleCycles(unittest.TestCase):
 
     def test_inline_modules_are_modules(self):
         status, out, edges = self.run_on({
-            "lib.rs": "mod a;\n\npub mod inner {\n    pub fn h() {\n        crate::a::g();\n    }\n}\n",
+            "lib.rs": "mod a;\n\npub mod inner {\n    pub fn h() {\n        crate::a::g();\n"
+            "    }\n}\n",
             "a.rs": "pub fn g() {}\n\npub fn k() {\n    crate::inner::h();\n}\n",
         })
         self.assertEqual(status, 1, out)
