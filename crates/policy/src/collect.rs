@@ -1,5 +1,5 @@
 //! Collecting findings into a verdict: the cap on listed findings, counts by kind, and the
-//! decision rule shared by [`evaluate`](crate::evaluate) and the streamed
+//! decision rule shared by [`evaluate`](crate::evaluate()) and the streamed
 //! [`BodyScan`](crate::BodyScan).
 
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
 //!         ──profile─▶ findings with actions ──▶ rewrite + re-check ──▶ Verdict (+ sanitized request)
 //! ```
 //!
-//! Pure functions: no I/O, no async, no transport types. [`evaluate`] (a request) and
+//! Pure functions: no I/O, no async, no transport types. [`evaluate()`] (a request) and
 //! [`evaluate_upload`] (a file submitted for scanning: its body only) never fail on input; only
 //! loading a profile ([`Profile::from_toml`]) can fail.
 //!

@@ -1,5 +1,5 @@
 //! Streaming scan of a body too large to buffer: the codec's findings, the signature and NUL
-//! bytes, in bounded memory, as a verdict of the same shape as [`evaluate`](crate::evaluate)'s.
+//! bytes, in bounded memory, as a verdict of the same shape as [`evaluate`](crate::evaluate())'s.
 //!
 //! Everything else (NFC, controls, lookalikes, structure) needs the whole field and runs only
 //! on buffered bodies; the verdict says which checks ran through its findings' kinds only.

@@ -1,5 +1,5 @@
 //! The checks run on every field, each in its own module. They produce raw findings
-//! ([`RawFinding`](crate::finding::RawFinding)): findings before the profile has chosen their
+//! ([`RawFinding`]): findings before the profile has chosen their
 //! action. [`run`] runs them all on one field; [`wide`] is the same code compiled for AVX2;
 //! [`bytes`] holds the byte scans they share.
 

@@ -16,7 +16,7 @@ pub(crate) struct CheckOptions {
     pub(crate) max_nonstarters: usize,
 }
 
-/// [`check_field`]'s body, inlined into each of its builds together with the scans it calls.
+/// [`super::check_field`]'s body, inlined into each of its builds together with the scans it calls.
 #[inline(always)]
 pub(super) fn check_field_inlined(
     part: crate::location::Part,

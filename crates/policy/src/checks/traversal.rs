@@ -110,7 +110,7 @@ pub(crate) struct Known<'a> {
     pub(crate) path_lookalike: Option<(usize, char)>,
 }
 
-/// [`scan`] with what the other checks found out.
+/// `scan` with what the other checks found out.
 pub(crate) fn scan_with(
     part: Part,
     bytes: &[u8],

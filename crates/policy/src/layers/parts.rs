@@ -165,7 +165,7 @@ pub struct FormPart {
 
 /// utf8gate's reading of a multipart body with the request's `Content-Type` value: the parts
 /// with their names, filenames, types and contents, or why the body is not multipart. A body
-/// that [`evaluate`](crate::evaluate) allows is read exactly so by every parser in the
+/// that [`evaluate`](crate::evaluate()) allows is read exactly so by every parser in the
 /// differential suite (Python's `email`, python-multipart, Werkzeug, multipart).
 pub fn read_multipart(
     content_type: &[u8],
