@@ -90,10 +90,13 @@ impl Malformation {
             (Some(v), Some(c)) if !c.is_control() && !c.is_whitespace() => {
                 format!(
                     "{head}: a lax decoder reads {} {c:?}",
-                    crate::format_scalar(v)
+                    crate::scalar::format_scalar(v)
                 )
             }
-            (Some(v), _) => format!("{head}: a lax decoder reads {}", crate::format_scalar(v)),
+            (Some(v), _) => format!(
+                "{head}: a lax decoder reads {}",
+                crate::scalar::format_scalar(v)
+            ),
             (None, _) => head,
         }
     }
@@ -110,7 +113,10 @@ impl fmt::Debug for Malformation {
             .field("offset", &self.offset)
             .field("bytes", &format_args!("{:02X?}", self.bytes()))
             .field("kind", &self.kind)
-            .field("lax_scalar", &self.lax_scalar.map(crate::format_scalar))
+            .field(
+                "lax_scalar",
+                &self.lax_scalar.map(crate::scalar::format_scalar),
+            )
             .finish()
     }
 }

@@ -24,10 +24,12 @@ impl fmt::Display for EncodeError {
                 write!(
                     f,
                     "{} is a surrogate, not a scalar value",
-                    crate::format_scalar(v)
+                    crate::scalar::format_scalar(v)
                 )
             }
-            EncodeError::AboveMax(v) => write!(f, "{} is above U+10FFFF", crate::format_scalar(v)),
+            EncodeError::AboveMax(v) => {
+                write!(f, "{} is above U+10FFFF", crate::scalar::format_scalar(v))
+            }
         }
     }
 }

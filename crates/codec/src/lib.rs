@@ -37,6 +37,7 @@ mod encode;
 mod kind;
 mod lax;
 mod lossy;
+mod scalar;
 mod signature;
 mod stream;
 mod validate;
@@ -45,12 +46,7 @@ pub use diagnose::{Diagnose, Malformation, diagnose};
 pub use encode::{EncodeError, encode_scalar, repair_cesu8};
 pub use kind::MalformedKind;
 pub use lossy::{REPLACEMENT, maximal_subpart_len, push_lossy, to_lossy};
+pub use scalar::format_scalar;
 pub use signature::{FeffPositions, Signature, UTF8_BOM, detect_signature, feff_positions};
 pub use stream::{StreamSummary, StreamValidator};
 pub use validate::{Utf8Error, is_valid, validate};
-
-/// Formats a code point value as `U+XXXX` (at least four hex digits), the notation of the
-/// Unicode Standard; values above U+10FFFF keep the same notation (`U+110000`).
-pub fn format_scalar(value: u32) -> String {
-    format!("U+{value:04X}")
-}

@@ -1,12 +1,10 @@
 //! The pipeline: decompose, check every field, choose actions, rewrite, re-check, decide.
 
-use std::collections::BTreeMap;
-
-use crate::checks::{self, CheckOptions, RawFinding};
+use crate::checks::{self, CheckOptions};
+use crate::collect::Collector;
 use crate::field::Field;
-use crate::finding::{Action, Finding, hex_bytes};
+use crate::finding::{Action, Fix};
 use crate::layers;
-use crate::location::Location;
 use crate::profile::Profile;
 use crate::request::Request;
 use crate::rewrite;
@@ -25,9 +23,30 @@ pub struct Evaluation {
 /// How many times a rewritten field is re-checked and rewritten again at most.
 const MAX_REWRITE_ROUNDS: usize = 3;
 
-/// Evaluates `request` under `profile`. Never fails and never panics: every problem of the
-/// input is a finding.
+/// Evaluates `request` under `profile`: its path, query, headers and body. Never fails and
+/// never panics: every problem of the input is a finding.
 pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
+    evaluate_with(profile, request, layers::decompose)
+}
+
+/// Evaluates `upload` under `profile` as an upload (a file submitted for scanning): only its
+/// body is the input, read as its `Content-Type` says, its codings (`Content-Encoding`,
+/// `Transfer-Encoding`) undone, binary types checked too (as if the profile's `scan_binary`
+/// were set). Its method, path, query and other headers are the submitting call's, not the
+/// application's: they are not checked, except that the head's singleton headers and media-type
+/// parameters must read one way (as in [`evaluate`], without `Host`). A sanitized upload
+/// differs from `upload` in its body only. [`BodyScan::for_body_of`](crate::BodyScan::for_body_of)
+/// is the streamed scan of the same body. [`Request::mode`] is not read.
+pub fn evaluate_upload(profile: &Profile, upload: &Request) -> Evaluation {
+    evaluate_with(profile, upload, layers::decompose_upload)
+}
+
+/// The pipeline, with the decomposition of `request` into fields that `decompose` makes.
+fn evaluate_with(
+    profile: &Profile,
+    request: &Request,
+    decompose: fn(&Request, &Profile) -> layers::Decomposed,
+) -> Evaluation {
     let options = CheckOptions {
         lookalikes: profile.lookalikes,
         max_nonstarters: profile.limits.max_nonstarters,
@@ -35,23 +54,15 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
     // A coded body is read as the backend reads it: decoded.
     let (decoded, coding_finding) = layers::decoded(request, profile);
     let request = decoded.as_ref().unwrap_or(request);
-    let decomposed = layers::decompose(request, profile);
+    let decomposed = decompose(request, profile);
     let mut verdict = Collector::new(profile);
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");
     }
     let mut edits = Vec::new();
     for field in &decomposed.fields {
-        verdict.bytes_inspected += field.bytes.len() as u64;
         let class = field.location.part.class().as_str();
-        let len = field.bytes.len() as u64;
-        // The key is allocated once per class, not once per field.
-        match verdict.bytes_by_location.get_mut(class) {
-            Some(total) => *total += len,
-            None => {
-                verdict.bytes_by_location.insert(class.to_string(), len);
-            }
-        }
+        verdict.inspected(class, field.bytes.len() as u64);
         if let Some(new_bytes) = check_and_rewrite(profile, &options, field, &mut verdict) {
             let encoded = rewrite::encode(field.encoding, &new_bytes);
             edits.push((field.container, field.span.clone(), encoded));
@@ -61,17 +72,10 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
     let sanitized = (!edits.is_empty())
         .then(|| rewrite::write_back(request, edits))
         .filter(|s| s != request);
-    let decision = if verdict.reject {
-        Decision::Reject
-    } else if sanitized.is_some() {
-        Decision::Sanitize
-    } else {
-        Decision::Allow
-    };
-    let enforced = !profile.monitor;
+    let verdict = verdict.finish(sanitized.is_some());
     Evaluation {
-        sanitized: sanitized.filter(|_| decision == Decision::Sanitize && enforced),
-        verdict: verdict.finish(decision, enforced),
+        sanitized: sanitized.filter(|_| verdict.decision == Decision::Sanitize && verdict.enforced),
+        verdict,
     }
 }
 
@@ -105,7 +109,7 @@ fn check_and_rewrite(
         .collect();
     let mut rewrites = false;
     for (raw, action) in &with_actions {
-        rewrites |= action.rewrites() && raw.fix != checks::Fix::None;
+        rewrites |= action.rewrites() && raw.fix != Fix::None;
         verdict.add_with(&field.location, raw.clone(), *action, "");
     }
     if !rewrites {
@@ -132,7 +136,7 @@ fn check_and_rewrite(
         }
         let more = again
             .iter()
-            .any(|(r, a)| a.rewrites() && r.fix != checks::Fix::None);
+            .any(|(r, a)| a.rewrites() && r.fix != Fix::None);
         if !more || round + 1 == MAX_REWRITE_ROUNDS {
             break;
         }
@@ -145,77 +149,4 @@ fn check_and_rewrite(
     }
     verdict.normalized |= normalized;
     Some(bytes)
-}
-
-/// Accumulates findings up to the cap, counts and the reject flag.
-pub(crate) struct Collector<'p> {
-    pub(crate) profile: &'p Profile,
-    findings: Vec<Finding>,
-    truncated: bool,
-    counts: BTreeMap<String, u64>,
-    pub(crate) reject: bool,
-    /// Some finding's action rewrites (used by scans, which never rewrite).
-    pub(crate) would_rewrite: bool,
-    normalized: bool,
-    pub(crate) bytes_inspected: u64,
-    pub(crate) bytes_by_location: BTreeMap<String, u64>,
-}
-
-impl<'p> Collector<'p> {
-    pub(crate) fn new(profile: &'p Profile) -> Collector<'p> {
-        Collector {
-            profile,
-            findings: Vec::new(),
-            truncated: false,
-            counts: BTreeMap::new(),
-            reject: false,
-            would_rewrite: false,
-            normalized: false,
-            bytes_inspected: 0,
-            bytes_by_location: BTreeMap::new(),
-        }
-    }
-
-    pub(crate) fn add(&mut self, location: &Location, raw: RawFinding, prefix: &str) {
-        let action = self.profile.action(raw.kind, location.part);
-        self.add_with(location, raw, action, prefix);
-    }
-
-    fn add_with(&mut self, location: &Location, raw: RawFinding, action: Action, prefix: &str) {
-        self.reject |= action == Action::Reject;
-        self.would_rewrite |= action.rewrites() && raw.fix != checks::Fix::None;
-        *self
-            .counts
-            .entry(raw.kind.as_str().to_string())
-            .or_default() += 1;
-        if self.findings.len() >= self.profile.limits.max_findings {
-            self.truncated = true;
-            return;
-        }
-        self.findings.push(Finding {
-            kind: raw.kind,
-            severity: raw.kind.severity(),
-            action,
-            location: location.clone(),
-            offset: raw.offset,
-            length: raw.length,
-            bytes: hex_bytes(&raw.bytes),
-            lax_scalar: raw.lax_scalar,
-            message: format!("{prefix}{}", raw.message),
-        });
-    }
-
-    pub(crate) fn finish(self, decision: Decision, enforced: bool) -> Verdict {
-        Verdict {
-            decision,
-            enforced,
-            profile: self.profile.name.clone(),
-            findings: self.findings,
-            findings_truncated: self.truncated,
-            counts: self.counts,
-            normalized: self.normalized,
-            bytes_inspected: self.bytes_inspected,
-            bytes_by_location: self.bytes_by_location,
-        }
-    }
 }

@@ -50,7 +50,7 @@ pub(crate) struct Field {
     /// `true` if the field starts at the first byte of a body (a BOM there is a signature).
     pub(crate) at_body_start: bool,
     /// Findings of the decoding layers (escapes), in field offsets.
-    pub(crate) layer_findings: Vec<crate::checks::RawFinding>,
+    pub(crate) layer_findings: Vec<crate::finding::RawFinding>,
     /// A second reading of bytes another field already covers (a `text/plain` body read as
     /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
     pub(crate) check_only: bool,

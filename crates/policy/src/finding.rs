@@ -1,6 +1,10 @@
-//! Findings: the closed set of kinds, their severities, and the actions a profile can take.
+//! Findings: the closed set of kinds, their severities, the actions a profile can take, and
+//! raw findings (what a check or a layer found, before the profile chose an action: kind,
+//! offset and bytes in the field, and how the offending bytes can be fixed if the action
+//! rewrites).
 
 use core::fmt;
+use core::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use utf8gate_codec::MalformedKind;
@@ -265,6 +269,60 @@ pub struct Finding {
     pub lax_scalar: Option<String>,
     /// A one-line explanation.
     pub message: String,
+}
+
+/// How the bytes of a finding can be rewritten when its action asks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fix {
+    /// Nothing in the field can be rewritten (escapes, traversal, structure).
+    None,
+    /// Malformed UTF-8 at this range: replace by maximal subparts, strip, or (for CESU-8 pairs)
+    /// repair into the UTF-8 of `repair_to`.
+    Malformed {
+        /// Field byte range.
+        range: Range<usize>,
+        /// The character a repair writes.
+        repair_to: Option<char>,
+    },
+    /// One valid character at this range: replace with U+FFFD or strip.
+    Char(Range<usize>),
+    /// The whole field: normalize to NFC.
+    Normalize,
+}
+
+/// A finding before its action is chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawFinding {
+    pub(crate) kind: FindingKind,
+    pub(crate) offset: usize,
+    pub(crate) length: usize,
+    /// At most 16 bytes of the offending bytes.
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) fix: Fix,
+    pub(crate) lax_scalar: Option<String>,
+    pub(crate) message: String,
+}
+
+impl RawFinding {
+    /// A finding at `offset` whose offending bytes are `bytes`.
+    pub(crate) fn new(
+        kind: FindingKind,
+        offset: usize,
+        bytes: &[u8],
+        fix: Fix,
+        lax_scalar: Option<String>,
+        message: String,
+    ) -> RawFinding {
+        RawFinding {
+            kind,
+            offset,
+            length: bytes.len(),
+            bytes: bytes[..bytes.len().min(16)].to_vec(),
+            fix,
+            lax_scalar,
+            message,
+        }
+    }
 }
 
 /// Hex of at most 16 bytes, space separated, `…` appended when cut.

@@ -7,8 +7,9 @@
 //!         ──profile─▶ findings with actions ──▶ rewrite + re-check ──▶ Verdict (+ sanitized request)
 //! ```
 //!
-//! Pure functions: no I/O, no async, no transport types. [`evaluate`] never fails on input;
-//! only loading a profile ([`Profile::from_toml`]) can fail.
+//! Pure functions: no I/O, no async, no transport types. [`evaluate()`] (a request) and
+//! [`evaluate_upload`] (a file submitted for scanning: its body only) never fail on input; only
+//! loading a profile ([`Profile::from_toml`]) can fail.
 //!
 //! ```
 //! use utf8gate_policy::{evaluate, Decision, Profile, Request};
@@ -23,11 +24,13 @@
 #![deny(missing_docs)]
 
 mod checks;
+mod collect;
 mod evaluate;
 mod field;
 mod finding;
 mod layers;
 mod location;
+mod percent_lax;
 mod profile;
 mod request;
 mod rewrite;
@@ -35,7 +38,7 @@ mod stream;
 mod verdict;
 
 pub use checks::lookalike::Table as LookalikeTable;
-pub use evaluate::{Evaluation, evaluate};
+pub use evaluate::{Evaluation, evaluate, evaluate_upload};
 pub use finding::{Action, Finding, FindingKind, Severity};
 pub use layers::coding;
 pub use layers::parts::{FormPart, read_multipart};

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub enum Mode {
     /// In front of an application, to be forwarded or rejected.
     Proxy,
-    /// Submitted for scanning (an upload, a file).
+    /// Submitted for scanning (an upload, a file): evaluated with
+    /// [`evaluate_upload`](crate::evaluate_upload).
     Scan,
     /// Described by an authorization request from another proxy.
     Authz,
@@ -28,7 +29,8 @@ impl Mode {
 /// A request as bytes: nothing decoded, nothing trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request {
-    /// How it arrived.
+    /// How it arrived, for the caller's records: the evaluation does not read it (an upload is
+    /// evaluated with [`evaluate_upload`](crate::evaluate_upload)).
     pub mode: Option<Mode>,
     /// The method (`GET`, `POST`, ...).
     pub method: String,
@@ -222,6 +224,30 @@ pub(crate) fn unescape_quoted(inner: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+const BINARY_PREFIXES: [&str; 4] = ["image/", "audio/", "video/", "font/"];
+const BINARY_TYPES: [&str; 6] = [
+    "application/octet-stream",
+    "application/zip",
+    "application/gzip",
+    "application/pdf",
+    "application/x-protobuf",
+    "application/grpc",
+];
+
+/// `true` for the media types (`image/*`, `application/zip`, ...) whose bodies are not text
+/// and are checked only when the profile (or an upload) scans binary bodies.
+pub(crate) fn is_binary(essence: &str) -> bool {
+    BINARY_PREFIXES.iter().any(|p| essence.starts_with(p)) || BINARY_TYPES.contains(&essence)
+}
+
+/// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
+pub(crate) fn is_utf8_label(charset: &str) -> bool {
+    matches!(
+        charset,
+        "utf-8" | "utf8" | "us-ascii" | "ascii" | "unicode-1-1-utf-8"
+    )
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 
 use core::ops::Range;
 
-use crate::checks::{Fix, RawFinding, nfc};
+use crate::checks::nfc;
 use crate::field::{Container, Encoding};
-use crate::finding::Action;
+use crate::finding::{Action, Fix, RawFinding};
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
 
@@ -67,7 +67,7 @@ fn to_nfc_bytes(bytes: &[u8]) -> Vec<u8> {
     let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    for (offset, text) in crate::checks::valid_runs(bytes, &malformations) {
+    for (offset, text) in crate::checks::bytes::valid_runs(bytes, &malformations) {
         out.extend_from_slice(&bytes[at..offset]);
         out.extend_from_slice(nfc::to_nfc(text).as_bytes());
         at = offset + text.len();

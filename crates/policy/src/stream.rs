@@ -1,19 +1,18 @@
 //! Streaming scan of a body too large to buffer: the codec's findings, the signature and NUL
-//! bytes, in bounded memory, as a verdict of the same shape as [`evaluate`](crate::evaluate)'s.
+//! bytes, in bounded memory, as a verdict of the same shape as [`evaluate`](crate::evaluate())'s.
 //!
 //! Everything else (NFC, controls, lookalikes, structure) needs the whole field and runs only
 //! on buffered bodies; the verdict says which checks ran through its findings' kinds only.
 
 use utf8gate_codec::{Malformation, StreamValidator};
 
-use crate::checks::{Fix, RawFinding};
-use crate::evaluate::Collector;
-use crate::finding::FindingKind;
+use crate::collect::Collector;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
 pub struct BodyScan<'p> {
@@ -47,10 +46,10 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// A scan of the body `head` describes: its `Content-Encoding` and transfer codings are
-    /// undone as the body streams in (at most `max_decoded` decoded bytes), as
-    /// [`evaluate`](crate::evaluate) does for a buffered body. Codings that cannot be read are
-    /// findings of the verdict.
+    /// A scan of the upload whose head is `head`: its `Content-Encoding` and transfer codings
+    /// are undone as the body streams in (at most `max_decoded` decoded bytes), as
+    /// [`evaluate_upload`](crate::evaluate_upload) does for a buffered upload, and its bytes are
+    /// checked whatever its media type. Codings that cannot be read are findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
         let mut limits = profile.limits;
@@ -157,19 +156,10 @@ impl<'p> BodyScan<'p> {
             add_malformation(&mut collector, &location, &m);
         });
         flush_before(&mut collector, &location, &mut pending, usize::MAX);
-        collector.bytes_inspected = summary.bytes as u64;
-        collector
-            .bytes_by_location
-            .insert("body".into(), summary.bytes as u64);
-        let decision = if collector.reject {
-            Decision::Reject
-        } else if collector.would_rewrite {
-            Decision::Sanitize
-        } else {
-            Decision::Allow
-        };
-        let enforced = !collector.profile.monitor;
-        collector.finish(decision, enforced)
+        collector.inspected("body", summary.bytes as u64);
+        // A scan never rewrites: a finding whose action would rewrite stands for a rewrite.
+        let would_rewrite = collector.would_rewrite;
+        collector.finish(would_rewrite)
     }
 }
 
@@ -193,7 +183,22 @@ fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malf
 #[cfg(test)]
 mod tests {
     use super::BodyScan;
-    use crate::{Decision, Profile, Request, evaluate};
+    use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
+
+    #[test]
+    fn streams_find_what_an_upload_evaluation_finds() {
+        // A binary type: an upload's body is checked whatever its type, streamed or buffered.
+        let body = b"\xEF\xBB\xBFbin \xFF\xFE\0 \xC0\xAE";
+        let profile = Profile::strict();
+        let head = Request::new("POST", b"/").header("Content-Type", b"application/octet-stream");
+        let buffered = evaluate_upload(&profile, &head.clone().body(body)).verdict;
+        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+        scan.feed(body);
+        let streamed = scan.finish();
+        assert_eq!(streamed.decision, Decision::Reject);
+        assert_eq!(streamed.findings, buffered.findings);
+        assert_eq!(streamed.counts, buffered.counts);
+    }
 
     #[test]
     fn coded_streams_match_buffered_evaluation() {

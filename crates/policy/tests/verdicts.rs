@@ -3,10 +3,13 @@
 //! The summary lists the decision, then each finding as `kind@part[name|pointer|index]:action`
 //! with its offset, in request order. New cases go at the end of the table they belong to.
 
-use utf8gate_policy::{Profile, Request, evaluate};
+use utf8gate_policy::{Evaluation, Profile, Request, evaluate, evaluate_upload};
 
 fn summary(profile: &Profile, request: &Request) -> String {
-    let e = evaluate(profile, request);
+    summary_of(evaluate(profile, request))
+}
+
+fn summary_of(e: Evaluation) -> String {
     let mut out = e.verdict.decision.as_str().to_string();
     for f in &e.verdict.findings {
         let l = &f.location;
@@ -31,6 +34,12 @@ fn summary(profile: &Profile, request: &Request) -> String {
 
 fn check(profile: &Profile, request: Request, expect: &str) {
     assert_eq!(summary(profile, &request), expect, "{request:?}");
+}
+
+/// [`check`] for `request` evaluated as an upload.
+fn check_upload(profile: &Profile, request: Request, expect: &str) {
+    let summary = summary_of(evaluate_upload(profile, &request));
+    assert_eq!(summary, expect, "{request:?}");
 }
 
 fn get(target: &[u8]) -> Request {
@@ -219,10 +228,50 @@ fn every_check_in_its_locations() {
         post("application/octet-stream", b"\xFF\xFE"),
         "allow",
     );
+    check_upload(
+        &strict,
+        post("application/octet-stream", b"\xFF\xFE"),
+        "reject invalid_byte@body:reject+0 invalid_byte@body:reject+1",
+    );
+    check_upload(
+        &strict,
+        post("multipart/form-data; boundary=b", binary),
+        "reject unexpected_continuation@multipart_content[img]:reject+0 invalid_byte@multipart_content[img]:reject+4 invalid_byte@multipart_content[img]:reject+5",
+    );
+    // The mode is a record of how a request arrived: it changes nothing in `evaluate`.
     check(
         &strict,
         post("application/octet-stream", b"\xFF\xFE").mode(utf8gate_policy::Mode::Scan),
-        "reject invalid_byte@body:reject+0 invalid_byte@body:reject+1",
+        "allow",
+    );
+}
+
+#[test]
+fn an_upload_is_its_body() {
+    let strict = Profile::strict();
+    // The submitting call's path, query and other headers are not the upload's.
+    let call = Request::new("POST", b"/v1/%c0%ae%c0%ae/scan?x=%00")
+        .header("X-Note", b"\xC0\xAE")
+        .header("Content-Type", b"text/plain")
+        .body(b"plain text");
+    check_upload(&strict, call.clone(), "allow");
+    assert_eq!(summary(&strict, &call).split(' ').next(), Some("reject"));
+    // Its head must still read one way.
+    check_upload(
+        &strict,
+        call.header("Content-Type", b"application/json"),
+        "reject repeated_header@header[content-type]:reject+0",
+    );
+    // A sanitized upload differs in its body only.
+    let upload = Request::new("POST", b"/")
+        .header("Content-Type", b"text/plain")
+        .body(b"\xEF\xBB\xBFtext");
+    let e = evaluate_upload(&strict, &upload);
+    let sanitized = e.sanitized.expect("the BOM is stripped");
+    assert_eq!(sanitized.body, b"text");
+    assert_eq!(
+        (sanitized.path, sanitized.headers),
+        (upload.path, upload.headers)
     );
 }
 

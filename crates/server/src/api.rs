@@ -16,6 +16,9 @@ use upload::{ProfileParam, Streamed, Whole};
 pub mod authz;
 pub mod upload;
 
+/// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
+pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
 /// The API router.
 pub fn router(state: AppState) -> Router {
     // The document depends only on the configuration: built once, served as is.
@@ -40,8 +43,8 @@ pub fn router(state: AppState) -> Router {
 /// instance's profiles, configured ones included), so that every value the document allows is
 /// one this instance accepts.
 pub fn openapi_document(profiles: &[&str]) -> String {
-    let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(crate::OPENAPI) else {
-        return crate::OPENAPI.to_string();
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(OPENAPI) else {
+        return OPENAPI.to_string();
     };
     if let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) {
         for operation in paths

@@ -212,7 +212,7 @@ fn evaluate_input(
         .mode(Mode::Scan)
         .header("content-type", content_type.as_bytes())
         .body(&buffer);
-    let e = utf8gate_policy::evaluate(profile, &request);
+    let e = utf8gate_policy::evaluate_upload(profile, &request);
     Ok((e.verdict, e.sanitized, buffer))
 }
 

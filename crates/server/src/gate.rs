@@ -180,7 +180,7 @@ async fn evaluate(
 ) -> (utf8gate_policy::Evaluation, Request) {
     let run = move |profile: &Profile, request: Request| {
         let evaluation = match usage {
-            Use::Scan | Use::Sanitize => utf8gate_policy::evaluate(profile, &request),
+            Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
             Use::Proxy | Use::Authz => utf8gate_policy::evaluate(profile, &request),
         };
         (evaluation, request)

@@ -33,8 +33,7 @@ use std::process::ExitCode;
 pub use config::Config;
 pub use state::AppState;
 
-/// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
-pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+pub use api::OPENAPI;
 
 /// The stacks of the three listeners for a state: the proxy's (made per serving thread), and
 /// the API's and the admin's as routers.

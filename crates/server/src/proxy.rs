@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use utf8gate_policy::Mode;
 
-use crate::gate::{Outcome, Use};
+use crate::gate::Use;
 use crate::layers::body_limit::read_whole;
 use crate::layers::request_id::RequestId;
 use crate::peer::Peer;
@@ -51,11 +51,7 @@ impl Proxy {
         let (state, upstream, overrides) = &*self.0;
         let (mut parts, body) = request.into_parts();
         let peer = parts.extensions.remove::<Peer>();
-        // An empty list (the default) trusts no peer, at the cost of one length test.
-        let trusted = peer.as_ref().is_some_and(|p| {
-            let proxies = &state.config.trusted_proxies;
-            proxies.iter().any(|net| net.contains(p.ip()))
-        });
+        let trusted = forwarded::trusted(&state.config, peer.as_ref());
         if let Some(response) = target::answer_here(state, overrides, &mut parts, trusted) {
             return response;
         }
@@ -71,12 +67,9 @@ impl Proxy {
         let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);
         let mut passed = gate.pass(profile, Use::Proxy, request).await;
         let id = parts.extensions.remove::<RequestId>();
-        let outgoing = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
-            Outcome::Refuse(problem) => return passed.audited(problem.into_response()),
-            Outcome::Rewritten(rewritten) => Outgoing::Rewritten(rewritten),
-            Outcome::Forward | Outcome::Report(_) => {
-                Outgoing::Received(Bytes::from(std::mem::take(&mut passed.request.body)))
-            }
+        let outgoing = match Outgoing::of(&mut passed) {
+            Ok(outgoing) => outgoing,
+            Err(problem) => return passed.audited(problem.into_response()),
         };
         let sent = (peer.as_ref(), trusted, passed.decision, id.as_ref());
         let response = upstream.forward(state, parts, outgoing, sent).await;

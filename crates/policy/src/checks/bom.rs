@@ -1,8 +1,7 @@
 //! U+FEFF: a signature at the start of a body, ZERO WIDTH NO-BREAK SPACE anywhere else
 //! (RFC 3629 §6).
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 
 /// Whether [`visit`] looks at a byte: the lead byte of U+FEFF.
 #[inline(always)]

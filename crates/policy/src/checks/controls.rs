@@ -3,8 +3,7 @@
 //! Legitimate text is left alone: TAB, CR and LF in text content (TAB in headers), ZWJ, ZWNJ,
 //! LRM, RLM and ALM are not findings.
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::Part;
 
 /// The kind a character is reported as in `part`, if any.
@@ -64,18 +63,20 @@ pub(crate) fn visit(part: Part, offset: usize, text: &str, at: usize, out: &mut 
     } else {
         return;
     };
-    if let Some(f) = super::char_at(text, start).and_then(|c| finding(part, c, offset + start)) {
+    if let Some(f) =
+        super::bytes::char_at(text, start).and_then(|c| finding(part, c, offset + start))
+    {
         out.push(f);
     }
 }
 
 /// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags,
 /// in one pass over the bytes [`flags`] accepts (the field checks do this together with the
-/// other character checks, see `super::scan_characters`).
+/// other character checks, see `super::run`).
 #[cfg(test)]
 pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
     let text_content = part.is_text_content();
-    super::for_each_flagged(
+    super::bytes::for_each_flagged(
         text.as_bytes(),
         |b| flags(b, text_content),
         |at| visit(part, offset, text, at, out),

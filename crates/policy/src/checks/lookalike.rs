@@ -7,8 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 
 /// Which lookalikes to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,11 +110,11 @@ pub(crate) fn may_start(b: u8) -> bool {
 #[cfg(test)]
 pub(crate) fn first_path_syntax(table: Table, text: &str) -> Option<(usize, char)> {
     let mut first = None;
-    super::for_each_flagged(text.as_bytes(), may_start, |at| {
+    super::bytes::for_each_flagged(text.as_bytes(), may_start, |at| {
         if first.is_some() {
             return;
         }
-        if let Some(c) = super::char_at(text, at)
+        if let Some(c) = super::bytes::char_at(text, at)
             && image(table, c).is_some_and(|(ascii, _)| ascii.contains(['.', '/', '\\']))
         {
             first = Some((at, c));
@@ -149,7 +148,7 @@ pub(crate) fn visit(
     out: &mut Vec<RawFinding>,
     path_syntax: &mut Option<(usize, char)>,
 ) {
-    let Some(c) = super::char_at(text, at) else {
+    let Some(c) = super::bytes::char_at(text, at) else {
         return;
     };
     let Some((ascii, how)) = image(table, c) else {
@@ -174,7 +173,7 @@ pub(crate) fn visit(
 }
 
 /// Reports every lookalike in a valid run starting at field offset `offset` (the field checks
-/// do this together with the other character checks, see `super::scan_characters`).
+/// do this together with the other character checks, see `super::run`).
 #[cfg(test)]
 pub(crate) fn scan(
     table: Table,
@@ -183,7 +182,7 @@ pub(crate) fn scan(
     out: &mut Vec<RawFinding>,
 ) -> Option<(usize, char)> {
     let mut path_syntax = None;
-    super::for_each_flagged(text.as_bytes(), may_start, |at| {
+    super::bytes::for_each_flagged(text.as_bytes(), may_start, |at| {
         visit(table, offset, text, at, out, &mut path_syntax)
     });
     path_syntax

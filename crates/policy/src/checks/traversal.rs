@@ -8,10 +8,10 @@
 
 use utf8gate_codec::Malformation;
 
-use super::{Fix, RawFinding, lookalike};
-use crate::finding::FindingKind;
-use crate::layers::percent;
+use super::lookalike;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::Part;
+use crate::percent_lax;
 
 /// Separators and dot-segments in a reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,7 +110,7 @@ pub(crate) struct Known<'a> {
     pub(crate) path_lookalike: Option<(usize, char)>,
 }
 
-/// [`scan`] with what the other checks found out.
+/// `scan` with what the other checks found out.
 pub(crate) fn scan_with(
     part: Part,
     bytes: &[u8],
@@ -129,7 +129,7 @@ pub(crate) fn scan_with(
     let strict_shape = shape(&strict);
     let has_escape = memchr::memchr(b'%', bytes).is_some();
     if !malformations.is_empty() || has_escape {
-        let lax = lax_text(&percent::decode_lax(lax_text(bytes).as_bytes()));
+        let lax = lax_text(&percent_lax::decode_lax(lax_text(bytes).as_bytes()));
         let lax_shape = shape(&lax);
         if lax_shape.dot_segments > strict_shape.dot_segments
             || lax_shape.separators > strict_shape.separators

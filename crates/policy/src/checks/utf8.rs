@@ -2,8 +2,7 @@
 
 use utf8gate_codec::{Malformation, MalformedKind};
 
-use super::{Fix, RawFinding};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 
 /// One finding per malformation, plus a `nul` finding for a disguised NUL (`C0 80`).
 pub(crate) fn findings(malformations: &[Malformation]) -> Vec<RawFinding> {

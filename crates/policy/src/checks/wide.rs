@@ -8,7 +8,8 @@
 
 #![allow(unsafe_code)]
 
-use super::{CheckOptions, RawFinding};
+use super::run::{self, CheckOptions};
+use crate::finding::RawFinding;
 use crate::location::Part;
 
 /// [`super::check_field`] compiled for AVX2, or `None` when the CPU does not have it (or is
@@ -30,10 +31,10 @@ pub(super) fn check_field(
     None
 }
 
-/// The checks with AVX2 enabled: [`super::check_field_inlined`] and the scans it inlines are
+/// The checks with AVX2 enabled: [`run::check_field_inlined`] and the scans it inlines are
 /// compiled here a second time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn avx2(part: Part, bytes: &[u8], at_body_start: bool, options: &CheckOptions) -> Vec<RawFinding> {
-    super::check_field_inlined(part, bytes, at_body_start, options)
+    run::check_field_inlined(part, bytes, at_body_start, options)
 }

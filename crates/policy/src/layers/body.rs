@@ -1,44 +1,22 @@
 //! Bodies: read as their content type says, and under every other reading a backend may give
 //! them (a JSON-looking `text/plain` body is also read as JSON).
 
-use super::{Decomposed, json, multipart, query};
-use crate::checks::{Fix, RawFinding};
+use super::decomposed::{Decomposed, whole_body};
+use super::{json, parts, query};
 use crate::field::{Container, Encoding, Field};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
-use crate::request::{ContentType, Request};
-
-const BINARY_PREFIXES: [&str; 4] = ["image/", "audio/", "video/", "font/"];
-const BINARY_TYPES: [&str; 6] = [
-    "application/octet-stream",
-    "application/zip",
-    "application/gzip",
-    "application/pdf",
-    "application/x-protobuf",
-    "application/grpc",
-];
-
-pub(crate) fn is_binary(essence: &str) -> bool {
-    BINARY_PREFIXES.iter().any(|p| essence.starts_with(p)) || BINARY_TYPES.contains(&essence)
-}
-
-/// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
-pub(crate) fn is_utf8_label(charset: &str) -> bool {
-    matches!(
-        charset,
-        "utf-8" | "utf8" | "us-ascii" | "ascii" | "unicode-1-1-utf-8"
-    )
-}
+use crate::request::{ContentType, Request, is_binary, is_utf8_label};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
-/// backend may give it.
-pub(crate) fn body(request: &Request, profile: &Profile, out: &mut Decomposed) {
+/// backend may give it. Bodies of binary types (and binary multipart parts) are read only when
+/// `scan_binary`.
+pub(crate) fn body(request: &Request, profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
     let body = &request.body;
     let ct = request
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
-    let scan_binary = profile.scan_binary || request.mode == Some(crate::request::Mode::Scan);
     if let Some(charset) = ct.charset() {
         if !is_utf8_label(&charset) {
             out.structural(
@@ -47,7 +25,7 @@ pub(crate) fn body(request: &Request, profile: &Profile, out: &mut Decomposed) {
                 0,
                 format!("declared charset {charset:?} is not UTF-8"),
             );
-            if let Some(text) = super::parts::transcoded(profile, &charset, body, Part::Body, out) {
+            if let Some(text) = parts::transcoded(profile, &charset, body, Part::Body, out) {
                 // The backend reads the transcoded text: check it under the same type.
                 let mut second = Decomposed::default();
                 typed(&text, &ct, profile, scan_binary, &mut second);
@@ -126,21 +104,10 @@ fn typed(
             );
         }
     } else if ct.is_multipart() {
-        super::parts::multipart_body(body, ct, profile, scan_binary, out);
+        parts::multipart_body(body, ct, profile, scan_binary, out);
     } else {
         whole_body(body, out);
     }
-}
-
-pub(crate) fn whole_body(body: &[u8], out: &mut Decomposed) {
-    let mut field = Field::raw(
-        Location::part(Part::Body),
-        body,
-        Container::Body,
-        0..body.len(),
-    );
-    field.at_body_start = true;
-    out.fields.push(field);
 }
 
 fn json_body(body: &[u8], profile: &Profile, out: &mut Decomposed) {
@@ -225,22 +192,5 @@ fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decompose
             layer_findings,
             check_only: false,
         });
-    }
-}
-
-pub(crate) fn quoted_field(
-    body: &[u8],
-    location: Location,
-    span: core::ops::Range<usize>,
-) -> Field {
-    Field {
-        location,
-        bytes: multipart::unquote_inner(&body[span.clone()]),
-        container: Container::Body,
-        span,
-        encoding: Encoding::Quoted,
-        at_body_start: false,
-        layer_findings: Vec::new(),
-        check_only: false,
     }
 }

@@ -365,32 +365,21 @@ trait Finishing: Write {
     fn end(&mut self) -> std::io::Result<()>;
 }
 
-impl Finishing for flate2::write::MultiGzDecoder<Capped> {
-    fn output(&mut self) -> &mut Capped {
-        self.get_mut()
-    }
-    fn end(&mut self) -> std::io::Result<()> {
-        self.try_finish()
-    }
+/// `Finishing` for the flate2 decoders, which all end with `try_finish`.
+macro_rules! flate2_finishing {
+    ($($decoder:ident),+) => {$(
+        impl Finishing for flate2::write::$decoder<Capped> {
+            fn output(&mut self) -> &mut Capped {
+                self.get_mut()
+            }
+            fn end(&mut self) -> std::io::Result<()> {
+                self.try_finish()
+            }
+        }
+    )+};
 }
 
-impl Finishing for flate2::write::ZlibDecoder<Capped> {
-    fn output(&mut self) -> &mut Capped {
-        self.get_mut()
-    }
-    fn end(&mut self) -> std::io::Result<()> {
-        self.try_finish()
-    }
-}
-
-impl Finishing for flate2::write::DeflateDecoder<Capped> {
-    fn output(&mut self) -> &mut Capped {
-        self.get_mut()
-    }
-    fn end(&mut self) -> std::io::Result<()> {
-        self.try_finish()
-    }
-}
+flate2_finishing!(MultiGzDecoder, ZlibDecoder, DeflateDecoder);
 
 impl Finishing for brotli_decompressor::DecompressorWriter<Capped> {
     fn output(&mut self) -> &mut Capped {

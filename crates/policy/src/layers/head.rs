@@ -3,7 +3,7 @@
 //! last of two `Host` lines, of two `boundary` parameters), the request is refused: the
 //! gateway cannot know which one the backend takes.
 
-use super::Decomposed;
+use super::decomposed::Decomposed;
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::request::{Request, split_params, trim};

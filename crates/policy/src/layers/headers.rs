@@ -10,7 +10,8 @@
 //!   configured names), which some frameworks take as the request path: path and query rules.
 //! * RFC 8187 extended parameters in any header (`title*=UTF-8''%E2%80%AE`): decoded.
 
-use super::{Decomposed, path, percent, query};
+use super::decomposed::Decomposed;
+use super::{path, percent, query};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
@@ -38,7 +39,7 @@ fn push(
     location: Location,
     bytes: Vec<u8>,
     header: usize,
-    findings: Vec<crate::checks::RawFinding>,
+    findings: Vec<crate::finding::RawFinding>,
 ) {
     out.fields.push(Field {
         location,

@@ -17,9 +17,12 @@
 use core::fmt::Write as _;
 use core::ops::Range;
 
+pub(crate) use error::JsonError;
+use error::syntax;
 pub(crate) use string::encode_string;
 use string::{Decoded, plain_run};
 
+mod error;
 mod string;
 
 /// One JSON string token (an object key or a string value).
@@ -49,31 +52,6 @@ pub(crate) struct JsonString {
     pub(crate) escaped_nuls: Vec<usize>,
 }
 
-/// Why a body is not JSON the scanner accepts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum JsonError {
-    /// Not RFC 8259 JSON at this byte offset.
-    Syntax {
-        /// Offset of the offending byte (`body.len()` when the body ends too early; for a bad
-        /// escape, the backslash that starts it).
-        offset: usize,
-        /// Short lowercase description, e.g. `expected ':'` or `invalid escape`.
-        message: &'static str,
-    },
-    /// Nesting deeper than the limit at this offset.
-    TooDeep {
-        /// Offset of the `[` or `{` that would open one container too many.
-        offset: usize,
-        /// The `max_depth` in force.
-        limit: usize,
-    },
-    /// More string tokens (keys and string values together) than the limit.
-    TooManyStrings {
-        /// The `max_strings` in force.
-        limit: usize,
-    },
-}
-
 /// Limits for one scan.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct JsonLimits {
@@ -97,11 +75,6 @@ pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Vec<JsonString>, J
         out: Vec::new(),
     }
     .run()
-}
-
-/// Builds a syntax error.
-fn syntax(offset: usize, message: &'static str) -> JsonError {
-    JsonError::Syntax { offset, message }
 }
 
 /// An open container on the scanner's explicit stack.

@@ -2,6 +2,7 @@
 
 mod body;
 pub mod coding;
+mod decomposed;
 pub(crate) mod head;
 mod headers;
 pub(crate) mod json;
@@ -10,61 +11,15 @@ pub(crate) mod parts;
 mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
+mod transfer;
 
-use crate::checks::{Fix, RawFinding};
+pub(crate) use decomposed::Decomposed;
+
 use crate::field::{Container, Encoding, Field};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
-
-/// Fields of a request, plus findings about the request's structure.
-#[derive(Debug, Default)]
-pub(crate) struct Decomposed {
-    pub(crate) fields: Vec<Field>,
-    /// Structural findings (charset, malformed body, limits), with their locations.
-    pub(crate) structural: Vec<(Location, RawFinding)>,
-}
-
-impl Decomposed {
-    fn structural(&mut self, part: Part, kind: FindingKind, offset: usize, message: String) {
-        self.structural_at(Location::part(part), kind, offset, message);
-    }
-
-    fn structural_named(
-        &mut self,
-        part: Part,
-        name: &str,
-        kind: FindingKind,
-        offset: usize,
-        message: String,
-    ) {
-        let location = Location::part(part).with_name(name.as_bytes());
-        self.structural_at(location, kind, offset, message);
-    }
-
-    fn structural_at(
-        &mut self,
-        location: Location,
-        kind: FindingKind,
-        offset: usize,
-        message: String,
-    ) {
-        self.structural.push((
-            location,
-            RawFinding::new(kind, offset, &[], Fix::None, None, message),
-        ));
-    }
-
-    /// Takes over the findings of a second reading, its fields checked but never rewritten.
-    fn absorb_check_only(&mut self, other: Decomposed) {
-        self.structural.extend(other.structural);
-        self.fields.extend(other.fields.into_iter().map(|mut f| {
-            f.check_only = true;
-            f
-        }));
-    }
-}
 
 /// The request a backend reads once the body's codings are undone: `None` when the body has
 /// no coding. A coding that cannot be read is a finding, and the body is then not read.
@@ -120,20 +75,23 @@ pub(crate) fn decoded(
     }
 }
 
-/// Takes `request` apart into fields.
+/// Takes an upload apart: its body is the whole input, read as its media type says, binary
+/// types included. The path and headers of the call that carried it are not the application's
+/// input; only its head's singleton headers and media-type parameters are checked (not `Host`).
+pub(crate) fn decompose_upload(request: &Request, profile: &Profile) -> Decomposed {
+    let mut out = Decomposed::default();
+    head::check(request, false, &mut out);
+    if !request.body.is_empty() {
+        body::body(request, profile, true, &mut out);
+    }
+    out
+}
+
+/// Takes `request` apart into fields: its path, query, headers and body.
 pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     let mut out = Decomposed::default();
     let limits = &profile.limits;
-    // A scanned upload is its body: the path and headers of the call that carried it are not
-    // the application's input (but its media type says how the body is read).
-    let scan = request.mode == Some(crate::request::Mode::Scan);
-    head::check(request, !scan, &mut out);
-    if scan {
-        if !request.body.is_empty() {
-            body::body(request, profile, &mut out);
-        }
-        return out;
-    }
+    head::check(request, true, &mut out);
 
     let (path, mut path_findings) = percent::decode(&request.path, false);
     path_findings.extend(percent::encoded_separators(&request.path));
@@ -173,7 +131,7 @@ pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     headers::readings(request, profile, &mut out);
 
     if !request.body.is_empty() {
-        body::body(request, profile, &mut out);
+        body::body(request, profile, profile.scan_binary, &mut out);
     }
     out
 }

@@ -2,13 +2,14 @@
 //! name and filename, every part header, the content (decoded when a profile opts in to
 //! transfer encodings or foreign charsets), and every ambiguity of the splitter refused.
 
-use super::body::{is_binary, is_utf8_label, quoted_field, whole_body};
-use super::{Decomposed, multipart, percent};
+use super::decomposed::{Decomposed, whole_body};
+use super::transfer::{decode_base64, decode_quoted_printable};
+use super::{multipart, percent};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{CharsetReading, PartEncodingReading, Profile};
-use crate::request::{ContentType, trim};
+use crate::request::{ContentType, is_binary, is_utf8_label, trim};
 
 /// The fields of a multipart body.
 pub(crate) fn multipart_body(
@@ -164,7 +165,7 @@ pub struct FormPart {
 
 /// utf8gate's reading of a multipart body with the request's `Content-Type` value: the parts
 /// with their names, filenames, types and contents, or why the body is not multipart. A body
-/// that [`evaluate`](crate::evaluate) allows is read exactly so by every parser in the
+/// that [`evaluate`](crate::evaluate()) allows is read exactly so by every parser in the
 /// differential suite (Python's `email`, python-multipart, Werkzeug, multipart).
 pub fn read_multipart(
     content_type: &[u8],
@@ -315,81 +316,16 @@ pub(crate) fn transcoded(
     text
 }
 
-/// RFC 2045 §6.8 base64; white space ignored; `None` if it is not base64.
-fn decode_base64(content: &[u8]) -> Option<Vec<u8>> {
-    let digits: Vec<u8> = content
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    let body = digits
-        .strip_suffix(b"==")
-        .or_else(|| digits.strip_suffix(b"="))
-        .unwrap_or(&digits);
-    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 3);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &b in body {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Some(out)
-}
-
-/// RFC 2045 §6.7 quoted-printable: `=XX` escapes and soft line breaks; a malformed `=` is kept
-/// as it is (as Python's `quopri` does).
-fn decode_quoted_printable(content: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(content.len());
-    let mut i = 0;
-    while i < content.len() {
-        if content[i] == b'=' {
-            if content[i + 1..].starts_with(b"\r\n") {
-                i += 3;
-                continue;
-            }
-            if content[i + 1..].starts_with(b"\n") {
-                i += 2;
-                continue;
-            }
-            let hex = content.get(i + 1..i + 3).and_then(percent::hex_pair);
-            if let Some(v) = hex {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(content[i]);
-        i += 1;
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_and_quoted_printable() {
-        assert_eq!(
-            decode_base64(b"wK7ArlwvZXRj\r\n").as_deref(),
-            Some(&b"\xC0\xAE\xC0\xAE\\/etc"[..])
-        );
-        assert_eq!(decode_base64(b"YQ==").as_deref(), Some(&b"a"[..]));
-        assert_eq!(decode_base64(b"Y*=="), None);
-        assert_eq!(
-            decode_quoted_printable(b"a=C0=AE=\r\nb=zz"),
-            b"a\xC0\xAEb=zz"
-        );
+/// A quoted multipart parameter value as a field.
+fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) -> Field {
+    Field {
+        location,
+        bytes: multipart::unquote_inner(&body[span.clone()]),
+        container: Container::Body,
+        span,
+        encoding: Encoding::Quoted,
+        at_body_start: false,
+        layer_findings: Vec::new(),
+        check_only: false,
     }
 }

@@ -1,26 +1,8 @@
 //! Percent-decoding, exactly once, on raw bytes, with findings for what a careless decoder does
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
-use crate::checks::{Fix, RawFinding};
-use crate::finding::FindingKind;
-
-/// The value of an ASCII hex digit.
-pub(crate) fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// The byte two hex digits spell (`b"C0"` → `0xC0`); `None` unless exactly two hex digits.
-pub(crate) fn hex_pair(pair: &[u8]) -> Option<u8> {
-    match pair {
-        [h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
-        _ => None,
-    }
-}
+use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::percent_lax::{escape_at, iis_escape_at};
 
 /// An RFC 8187 `ext-value` (`charset'language'value-chars`) split: the charset and where the
 /// percent-encoded value starts; `None` without the two quotes.
@@ -28,22 +10,6 @@ pub(crate) fn split_ext_value(ext: &[u8]) -> Option<(&[u8], usize)> {
     let first = ext.iter().position(|&b| b == b'\'')?;
     let second = first + 1 + ext[first + 1..].iter().position(|&b| b == b'\'')?;
     Some((&ext[..first], second + 1))
-}
-
-fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
-    match bytes.get(i..i + 3)? {
-        [b'%', h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
-        _ => None,
-    }
-}
-
-fn iis_escape_at(bytes: &[u8], i: usize) -> Option<u32> {
-    match bytes.get(i..i + 6)? {
-        [b'%', b'u' | b'U', digits @ ..] => digits
-            .iter()
-            .try_fold(0u32, |v, &d| Some(v << 4 | u32::from(hex_value(d)?))),
-        _ => None,
-    }
 }
 
 /// Decodes `%XX` escapes once (and `+` as a space if `plus_is_space`). Anything that is not a
@@ -133,26 +99,6 @@ fn double_encoding(decoded: &[u8], from_escape: &[bool]) -> Vec<RawFinding> {
         ));
     }
     findings
-}
-
-/// Decodes every valid `%XX` and `%uXXXX` escape, the way a lax second pass would (lossy).
-pub(crate) fn decode_lax(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(v) = escape_at(bytes, i) {
-            out.push(v);
-            i += 3;
-        } else if let Some(c) = iis_escape_at(bytes, i).and_then(char::from_u32) {
-            let mut buf = [0; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            i += 6;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// `%2F` / `%5C` (any case) in a raw path: separators the router does not see.
@@ -263,8 +209,7 @@ mod tests {
     }
 
     #[test]
-    fn lax_second_pass_and_separators() {
-        assert_eq!(decode_lax(b"%c0%ae%u002e%zz"), b"\xC0\xAE.%zz");
+    fn separators() {
         let seps: Vec<_> = encoded_separators(b"/a%2fb%5Cc%41")
             .iter()
             .map(|f| f.offset)

@@ -8,10 +8,12 @@ use std::time::Duration;
 use toml::Spanned;
 use utf8gate_policy::Profile;
 
+use super::cidr::Cidr;
+use super::error::ConfigError;
 use super::error::from_profile;
 use super::layers::Sources;
 use super::raw::Raw;
-use super::{Cidr, Config, ConfigError, LogFormat, upstream_authority};
+use super::values::{Config, LogFormat, upstream_authority};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
 pub(super) fn validate(

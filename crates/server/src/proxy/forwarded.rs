@@ -9,6 +9,7 @@
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
+use crate::config::Config;
 pub use crate::peer::Peer;
 
 /// `X-Forwarded-For`.
@@ -17,6 +18,13 @@ pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for
 pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 /// `X-Forwarded-Host`.
 pub const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
+
+/// Whether `peer` is one of `listen.trusted_proxies` (an empty list, the default, trusts no
+/// peer at the cost of one length test).
+pub fn trusted(config: &Config, peer: Option<&Peer>) -> bool {
+    let proxies = &config.trusted_proxies;
+    peer.is_some_and(|p| proxies.iter().any(|net| net.contains(p.ip())))
+}
 
 /// Sets the forwarding headers of a request about to go upstream from `peer`, in place:
 /// `headers` holds the request's headers as received (or as sanitized). `trusted`: the peer

@@ -17,6 +17,7 @@ use utf8gate_policy::Decision;
 
 use crate::config::Config;
 use crate::convert;
+use crate::gate::{Outcome, Passed};
 use crate::layers::request_id::RequestId;
 use crate::metrics::UpstreamError;
 use crate::names::{DECISION, REQUEST_ID_IN};
@@ -33,6 +34,20 @@ pub(super) enum Outgoing {
     Received(Bytes),
     /// The sanitized request.
     Rewritten(utf8gate_policy::Request),
+}
+
+impl Outgoing {
+    /// What the gate's outcome sends upstream (the received body moved out of the evaluated
+    /// request, not copied), or the problem it refuses the request with.
+    pub(super) fn of(passed: &mut Passed) -> Result<Outgoing, Problem> {
+        match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
+            Outcome::Refuse(problem) => Err(problem),
+            Outcome::Rewritten(rewritten) => Ok(Outgoing::Rewritten(rewritten)),
+            Outcome::Forward | Outcome::Report(_) => Ok(Outgoing::Received(Bytes::from(
+                std::mem::take(&mut passed.request.body),
+            ))),
+        }
+    }
 }
 
 /// Who sent the request and what the gate decided: (peer, trusted, decision, request id).

@@ -2,8 +2,6 @@
 //! and [`find`], which asks the tables only about flagged characters (steps 1–3 of the parent
 //! module's notes).
 
-use super::*;
-
 /// Bytes tested at a time by the prefilter of [`find`].
 pub(super) const BLOCK: usize = 64;
 
@@ -96,7 +94,7 @@ pub(super) fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
     if any == 0 {
         return 0;
     }
-    crate::checks::pack_flags(&flags)
+    crate::checks::bytes::pack_flags(&flags)
 }
 
 /// How many characters per block [`find`] looks up one by one before it asks its more
@@ -177,22 +175,6 @@ pub(super) trait Lookup {
     /// Whether the character at `j` in valid UTF-8 `bytes`, which starts with the bytes `start`
     /// (then whatever follows it), is one to find.
     fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool;
-}
-
-impl Lookup for NfcTables {
-    /// A character that is not inert.
-    #[inline(always)]
-    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
-        self.not_inert.contains_at(bytes, j, start)
-    }
-}
-
-impl Lookup for StreamSafeTables {
-    /// A character with leading non-starters in its NFKD.
-    #[inline(always)]
-    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
-        self.leading.contains_at(bytes, j, start)
-    }
 }
 
 /// The code point and byte length of the character starting at `i` in valid UTF-8.

@@ -333,3 +333,19 @@ pub(super) fn stream_safe_tables() -> &'static StreamSafeTables {
     static TABLES: OnceLock<StreamSafeTables> = OnceLock::new();
     TABLES.get_or_init(StreamSafeTables::build)
 }
+
+impl Lookup for NfcTables {
+    /// A character that is not inert.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        self.not_inert.contains_at(bytes, j, start)
+    }
+}
+
+impl Lookup for StreamSafeTables {
+    /// A character with leading non-starters in its NFKD.
+    #[inline(always)]
+    fn hit(&self, bytes: &[u8], j: usize, start: [u8; 3]) -> bool {
+        self.leading.contains_at(bytes, j, start)
+    }
+}

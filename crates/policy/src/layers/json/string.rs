@@ -4,7 +4,7 @@
 use core::fmt::Write as _;
 use core::ops::Range;
 
-use super::{JsonError, syntax};
+use super::error::{JsonError, syntax};
 
 /// Encodes `value` as a JSON string literal with quotes, escaping only what RFC 8259 requires
 /// (`"`, `\`, and controls U+0000 to U+001F as `\n` `\r` `\t` `\b` `\f` or `\u00xx`); everything

@@ -1,5 +1,7 @@
 //! Errors point at the value: its file, line and column, or the variable or flag that set it.
 
+use std::time::Duration;
+
 use super::*;
 
 /// The 1-based column of the first `needle` on `line` (1-based) of `text`, in characters.

@@ -1,0 +1,85 @@
+//! The byte scans the checks share: visiting the bytes a branch-free test flags, 64 at a time;
+//! the character at an offset; the valid stretches of a field between its malformations. A
+//! leaf: it uses nothing else of the crate.
+
+/// Calls `found(i)` for every index whose byte `flag` accepts, in order. `flag` should be
+/// branch-free (`&`/`|` of comparisons) so that the block test vectorizes. The checks flag only
+/// bytes that start a character.
+///
+/// Bytes are tested 64 at a time into a block of 0/1 flags (a loop LLVM vectorizes); a block
+/// with none is skipped, and the flags of the others are packed into a bit mask whose set bits
+/// are visited, so a block costs about the same however many bytes it flags.
+#[inline(always)]
+pub(crate) fn for_each_flagged(
+    bytes: &[u8],
+    flag: impl Fn(u8) -> bool,
+    mut found: impl FnMut(usize),
+) {
+    const BLOCK: usize = 64;
+    let blocks = bytes.chunks_exact(BLOCK);
+    let tail_start = bytes.len() - blocks.remainder().len();
+    for (n, block) in blocks.enumerate() {
+        let mut flags = [0u8; BLOCK];
+        let mut any = 0u8;
+        for (f, &b) in flags.iter_mut().zip(block) {
+            *f = u8::from(flag(b));
+            any |= *f;
+        }
+        if any == 0 {
+            continue;
+        }
+        let mut mask = pack_flags(&flags);
+        while mask != 0 {
+            found(n * BLOCK + mask.trailing_zeros() as usize);
+            mask &= mask - 1;
+        }
+    }
+    for (i, &b) in bytes[tail_start..].iter().enumerate() {
+        if flag(b) {
+            found(tail_start + i);
+        }
+    }
+}
+
+/// 64 flags of 0 or 1 as a bit mask (bit `i` for `flags[i]`), eight at a time with a
+/// multiplication that gathers byte `i`'s bit into bit 56 + `i` without carries.
+#[inline(always)]
+pub(crate) fn pack_flags(flags: &[u8; 64]) -> u64 {
+    flags
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |mask, (j, eight)| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            let bits = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            mask | (bits << (8 * j))
+        })
+}
+
+/// The character starting at byte `at` of `text` (which must be a char boundary).
+#[inline]
+pub(crate) fn char_at(text: &str, at: usize) -> Option<char> {
+    text.get(at..).and_then(|rest| rest.chars().next())
+}
+
+/// The valid stretches of `bytes` between the given malformations, with their offsets.
+pub(crate) fn valid_runs<'a>(
+    bytes: &'a [u8],
+    malformations: &[utf8gate_codec::Malformation],
+) -> Vec<(usize, &'a str)> {
+    let mut runs = Vec::with_capacity(malformations.len() + 1);
+    let mut at = 0;
+    let ends = malformations
+        .iter()
+        .map(|m| m.range())
+        .chain(core::iter::once(bytes.len()..bytes.len()));
+    for range in ends {
+        if let Ok(text) = utf8gate_codec::validate(&bytes[at..range.start.min(bytes.len())]) {
+            if !text.is_empty() {
+                runs.push((at, text));
+            }
+        }
+        at = range.end.min(bytes.len());
+    }
+    runs
+}

@@ -1,0 +1,117 @@
+//! Collecting findings into a verdict: the cap on listed findings, counts by kind, and the
+//! decision rule shared by [`evaluate`](crate::evaluate()) and the streamed
+//! [`BodyScan`](crate::BodyScan).
+
+use std::collections::BTreeMap;
+
+use crate::finding::{Action, Finding, Fix, RawFinding, hex_bytes};
+use crate::location::Location;
+use crate::profile::Profile;
+use crate::verdict::{Decision, Verdict};
+
+/// Accumulates findings up to the cap, counts and the reject flag.
+pub(crate) struct Collector<'p> {
+    profile: &'p Profile,
+    findings: Vec<Finding>,
+    truncated: bool,
+    counts: BTreeMap<String, u64>,
+    reject: bool,
+    /// Some finding's action rewrites (used by scans, which never rewrite).
+    pub(crate) would_rewrite: bool,
+    /// Some field was rewritten to NFC.
+    pub(crate) normalized: bool,
+    bytes_inspected: u64,
+    bytes_by_location: BTreeMap<String, u64>,
+}
+
+impl<'p> Collector<'p> {
+    /// An empty collector for `profile`.
+    pub(crate) fn new(profile: &'p Profile) -> Collector<'p> {
+        Collector {
+            profile,
+            findings: Vec::new(),
+            truncated: false,
+            counts: BTreeMap::new(),
+            reject: false,
+            would_rewrite: false,
+            normalized: false,
+            bytes_inspected: 0,
+            bytes_by_location: BTreeMap::new(),
+        }
+    }
+
+    /// Counts `bytes` of field content inspected in location class `class`.
+    pub(crate) fn inspected(&mut self, class: &str, bytes: u64) {
+        self.bytes_inspected += bytes;
+        // The key is allocated once per class, not once per field.
+        match self.bytes_by_location.get_mut(class) {
+            Some(total) => *total += bytes,
+            None => {
+                self.bytes_by_location.insert(class.to_string(), bytes);
+            }
+        }
+    }
+
+    /// Records a finding under the action the profile gives its kind at `location`.
+    pub(crate) fn add(&mut self, location: &Location, raw: RawFinding, prefix: &str) {
+        let action = self.profile.action(raw.kind, location.part);
+        self.add_with(location, raw, action, prefix);
+    }
+
+    /// Records a finding under the action already chosen for it.
+    pub(crate) fn add_with(
+        &mut self,
+        location: &Location,
+        raw: RawFinding,
+        action: Action,
+        prefix: &str,
+    ) {
+        self.reject |= action == Action::Reject;
+        self.would_rewrite |= action.rewrites() && raw.fix != Fix::None;
+        *self
+            .counts
+            .entry(raw.kind.as_str().to_string())
+            .or_default() += 1;
+        if self.findings.len() >= self.profile.limits.max_findings {
+            self.truncated = true;
+            return;
+        }
+        self.findings.push(Finding {
+            kind: raw.kind,
+            severity: raw.kind.severity(),
+            action,
+            location: location.clone(),
+            offset: raw.offset,
+            length: raw.length,
+            bytes: hex_bytes(&raw.bytes),
+            lax_scalar: raw.lax_scalar,
+            message: format!("{prefix}{}", raw.message),
+        });
+    }
+
+    /// The verdict, by the one decision rule of evaluations and scans alike: a finding whose
+    /// action is `reject` rejects; otherwise `rewritten` (fields were rewritten; for a scan,
+    /// which never rewrites, some finding's action would rewrite) sanitizes; otherwise the
+    /// request is allowed. The decision is enforced unless the profile is in monitor mode.
+    pub(crate) fn finish(self, rewritten: bool) -> Verdict {
+        let decision = if self.reject {
+            Decision::Reject
+        } else if rewritten {
+            Decision::Sanitize
+        } else {
+            Decision::Allow
+        };
+        let enforced = !self.profile.monitor;
+        Verdict {
+            decision,
+            enforced,
+            profile: self.profile.name.clone(),
+            findings: self.findings,
+            findings_truncated: self.truncated,
+            counts: self.counts,
+            normalized: self.normalized,
+            bytes_inspected: self.bytes_inspected,
+            bytes_by_location: self.bytes_by_location,
+        }
+    }
+}

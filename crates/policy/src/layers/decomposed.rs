@@ -1,0 +1,71 @@
+//! What the layers make of a request: its fields, and findings about its structure.
+
+use crate::field::{Container, Field};
+use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::location::{Location, Part};
+
+/// Fields of a request, plus findings about the request's structure.
+#[derive(Debug, Default)]
+pub(crate) struct Decomposed {
+    pub(crate) fields: Vec<Field>,
+    /// Structural findings (charset, malformed body, limits), with their locations.
+    pub(crate) structural: Vec<(Location, RawFinding)>,
+}
+
+impl Decomposed {
+    pub(super) fn structural(
+        &mut self,
+        part: Part,
+        kind: FindingKind,
+        offset: usize,
+        message: String,
+    ) {
+        self.structural_at(Location::part(part), kind, offset, message);
+    }
+
+    pub(super) fn structural_named(
+        &mut self,
+        part: Part,
+        name: &str,
+        kind: FindingKind,
+        offset: usize,
+        message: String,
+    ) {
+        let location = Location::part(part).with_name(name.as_bytes());
+        self.structural_at(location, kind, offset, message);
+    }
+
+    pub(super) fn structural_at(
+        &mut self,
+        location: Location,
+        kind: FindingKind,
+        offset: usize,
+        message: String,
+    ) {
+        self.structural.push((
+            location,
+            RawFinding::new(kind, offset, &[], Fix::None, None, message),
+        ));
+    }
+
+    /// Takes over the findings of a second reading, its fields checked but never rewritten.
+    pub(super) fn absorb_check_only(&mut self, other: Decomposed) {
+        self.structural.extend(other.structural);
+        self.fields.extend(other.fields.into_iter().map(|mut f| {
+            f.check_only = true;
+            f
+        }));
+    }
+}
+
+/// Pushes a body read as one field.
+pub(super) fn whole_body(body: &[u8], out: &mut Decomposed) {
+    let mut field = Field::raw(
+        Location::part(Part::Body),
+        body,
+        Container::Body,
+        0..body.len(),
+    );
+    field.at_body_start = true;
+    out.fields.push(field);
+}

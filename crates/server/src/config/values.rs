@@ -1,0 +1,85 @@
+//! The validated configuration's types (a leaf of `config`: loading and validation build them).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use utf8gate_policy::Profile;
+
+use super::cidr::Cidr;
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable.
+    Pretty,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Proxy listener address.
+    pub proxy_addr: SocketAddr,
+    /// API listener address.
+    pub api_addr: SocketAddr,
+    /// Admin listener address.
+    pub admin_addr: SocketAddr,
+    /// Threads serving the proxy listener (at least 1).
+    pub proxy_threads: usize,
+    /// Upstream base URL (`http://host:port`), if proxying.
+    pub upstream: Option<String>,
+    /// Upstream connect timeout.
+    pub connect_timeout: Duration,
+    /// Upstream response-head timeout.
+    pub response_timeout: Duration,
+    /// Default profile name.
+    pub profile: String,
+    /// Every profile by name: the built-ins and the loaded ones, with the limits applied.
+    pub profiles: BTreeMap<String, Profile>,
+    /// Status of a rejected proxied request.
+    pub reject_status: u16,
+    /// Status of a denied authorization check.
+    pub authz_deny_status: u16,
+    /// Largest request head.
+    pub max_header_bytes: usize,
+    /// Largest buffered body.
+    pub max_body_bytes: usize,
+    /// Largest scanned body.
+    pub max_scan_bytes: u64,
+    /// Time to receive the request head.
+    pub header_read_timeout: Duration,
+    /// Time to handle one request.
+    pub request_timeout: Duration,
+    /// Requests handled at once per listener.
+    pub max_concurrent_requests: usize,
+    /// Drain time on shutdown.
+    pub shutdown_grace: Duration,
+    /// Peers trusted by `/authz/forward`.
+    pub trusted_peers: Vec<Cidr>,
+    /// Peers of the proxy listener whose forwarding headers (`X-Forwarded-*`, `Forwarded`)
+    /// are kept and extended; those of any other peer are replaced. Empty: trust nobody.
+    pub trusted_proxies: Vec<Cidr>,
+    /// Refuse (400) rather than remove the path-override headers (`X-Original-URL`...) of
+    /// peers that are not trusted proxies.
+    pub refuse_untrusted_path_overrides: bool,
+    /// Forward `TRACE` requests (refused with 405 otherwise).
+    pub allow_trace: bool,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Log level or filter directive.
+    pub log_level: String,
+    /// Log lines queued for the writer thread; more are dropped (and counted), never waited for.
+    pub log_buffer_lines: usize,
+}
+
+/// The host and port of an upstream URL of the only form the configuration accepts,
+/// `http://host:port` (a trailing `/` allowed; no path, query, user or `https`), else `None`.
+pub fn upstream_authority(url: &str) -> Option<axum::http::uri::Authority> {
+    let host = url.strip_prefix("http://")?.trim_end_matches('/');
+    if host.is_empty() || host.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    host.parse().ok()
+}
