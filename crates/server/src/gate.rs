@@ -88,42 +88,55 @@ impl Passed {
 pub struct Gate {
     config: Arc<Config>,
     metrics: Metrics,
+    /// The instance's default profile, looked up once.
+    default: Option<Arc<Profile>>,
 }
 
 impl Gate {
     /// The gate of `config`, recording into `metrics`.
     pub fn new(config: Arc<Config>, metrics: Metrics) -> Gate {
-        Gate { config, metrics }
+        let default = config.profiles.get(&config.profile).cloned().map(Arc::new);
+        Gate {
+            config,
+            metrics,
+            default,
+        }
     }
 
     /// The profile named `name`, or the instance's default one.
     pub fn profile(&self, name: Option<&str>) -> Result<&Profile, Problem> {
-        let config = &*self.config;
-        config
-            .profiles
-            .get(name.unwrap_or(&config.profile))
-            .ok_or_else(|| match name {
-                Some(name) => Problem::new(
-                    ProblemKind::UnknownProfile,
-                    format!("no profile named {name:?}"),
-                ),
-                None => Problem::new(ProblemKind::Internal, "no default profile"),
-            })
+        match name {
+            None => (self.default.as_deref())
+                .ok_or_else(|| Problem::new(ProblemKind::Internal, "no default profile")),
+            Some(name) => self.config.profiles.get(name).ok_or_else(|| {
+                let detail = format!("no profile named {name:?}");
+                Problem::new(ProblemKind::UnknownProfile, detail)
+            }),
+        }
     }
 
     /// Evaluates `request` under `profile` for `usage`.
     pub async fn pass(&self, profile: &Profile, usage: Use, request: Request) -> Passed {
         let (evaluation, request) = evaluate(profile, usage, request).await;
-        let verdict = evaluation.verdict;
-        let record = self.record(usage.mode(), &verdict);
+        let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
-        let outcome = match usage {
-            Use::Scan => Outcome::Report(verdict),
-            _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
-            _ => evaluation
-                .sanitized
-                .map_or(Outcome::Forward, Outcome::Rewritten),
+        let (record, outcome) = match usage {
+            Use::Scan => (
+                self.record(usage.mode(), &verdict),
+                Outcome::Report(verdict),
+            ),
+            _ if refused => {
+                let record = self.record(usage.mode(), &verdict);
+                (record, Outcome::Refuse(self.refusal(usage, verdict)))
+            }
+            _ => {
+                // The verdict ends here: its profile name moves into the record.
+                let mut record = self.record_without_profile(usage.mode(), &verdict);
+                record.profile = std::mem::take(&mut verdict.profile);
+                let outcome = evaluation.sanitized;
+                (record, outcome.map_or(Outcome::Forward, Outcome::Rewritten))
+            }
         };
         Passed {
             outcome,
@@ -146,12 +159,19 @@ impl Gate {
 
     /// Records the verdict's metrics; its audit record.
     fn record(&self, mode: Mode, verdict: &Verdict) -> AuditRecord {
+        let mut record = self.record_without_profile(mode, verdict);
+        record.profile = verdict.profile.clone();
+        record
+    }
+
+    /// [`record`](Self::record), the profile name left empty.
+    fn record_without_profile(&self, mode: Mode, verdict: &Verdict) -> AuditRecord {
         self.metrics.record_verdict(mode, verdict);
         AuditRecord {
             mode,
             decision: verdict.decision,
             enforced: verdict.enforced,
-            profile: verdict.profile.clone(),
+            profile: String::new(),
             kinds: verdict.kinds().join(","),
             findings: verdict.counts.values().sum(),
         }

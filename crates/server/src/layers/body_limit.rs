@@ -4,7 +4,7 @@
 
 use std::task::{Context, Poll};
 
-use axum::http::{Request, header};
+use axum::http::Request;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -36,6 +36,7 @@ pub struct BodyLimit<S> {
 impl<S, B> tower::Service<Request<B>> for BodyLimit<S>
 where
     S: tower::Service<Request<Limited<B>>, Response = Response>,
+    B: hyper::body::Body,
 {
     type Response = Response;
     type Error = S::Error;
@@ -46,12 +47,9 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_some_and(|n| n > self.limit) {
+        // The declared length, as the HTTP parser read it from `Content-Length`.
+        let declared = request.body().size_hint().lower();
+        if declared > self.limit {
             return Answer::now(Problem::too_large(self.limit).into_response());
         }
         // Bodies over usize::MAX cannot be buffered anyway.
