@@ -5,7 +5,9 @@
 # cancel out), divided by 2000. Workloads: a small GET and a 16 KiB multilingual JSON POST.
 #
 # usage: bench/callgrind.sh [BINARY...]   (default: target/release/utf8gate; give an older
-#        build too to compare in the same run). Needs valgrind and python3.
+#        build too to compare in the same run). LOG=info writes the audit lines (as a
+#        default deployment does); the default, LOG=error, leaves them out. Needs valgrind and
+#        python3.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/bench/callgrind"
@@ -15,7 +17,7 @@ python3 "$HERE/upstream.py" 18181 & UP=$!
 trap 'kill $UP 2>/dev/null || true; rm -rf "$WORK"' EXIT
 instructions() { # BIN KIND N
   local out="$WORK/cg.out"
-  UTF8GATE_LOG_LEVEL=error UTF8GATE_LISTEN_PROXY_THREADS=1 valgrind --tool=callgrind \
+  UTF8GATE_LOG_LEVEL="${LOG:-error}" UTF8GATE_LISTEN_PROXY_THREADS=1 valgrind --tool=callgrind \
     --callgrind-out-file="$out" "$1" serve --upstream http://127.0.0.1:18181 \
     --proxy-addr 127.0.0.1:18184 --api-addr 127.0.0.1:18185 --admin-addr 127.0.0.1:18186 \
     >/dev/null 2>&1 &

@@ -37,7 +37,7 @@ pub use api::OPENAPI;
 
 /// The stacks of the three listeners for a state: the proxy's (made per serving thread), and
 /// the API's and the admin's as routers.
-pub fn routers(state: &AppState) -> (serve::MakeService, axum::Router, axum::Router) {
+pub fn routers(state: &AppState) -> (serve::Serves, axum::Router, axum::Router) {
     (stack::proxy(state), stack::api(state), stack::admin(state))
 }
 

@@ -1,24 +1,29 @@
 //! The peer of a connection.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, OnceLock};
 
 use axum::http::HeaderValue;
 
 /// The client at the other end of a connection, with its address as the forwarding headers
 /// carry it (formatted once per connection, not per request). The accept loop puts it in the
-/// extensions of each request of the connection.
+/// extensions of each request of the connection (a clone is one reference count).
 #[derive(Clone, Debug)]
-pub struct Peer {
+pub struct Peer(Arc<Rendered>);
+
+/// A peer's address and its renderings.
+#[derive(Debug)]
+pub(crate) struct Rendered {
     pub(crate) ip: IpAddr,
     /// `X-Forwarded-For` of a request from this peer with none before it: the bare address.
     pub(crate) forwarded_for: HeaderValue,
     /// The `Forwarded` element this hop appends: `for=192.0.2.1`, `for="[2001:db8::1]"`.
-    pub(crate) node: std::sync::Arc<str>,
+    pub(crate) node: String,
     /// `Forwarded` of a request from this peer when it is not trusted and has no `Host`.
     pub(crate) forwarded: HeaderValue,
     /// The `Host` of the connection's first request with one, and the `Forwarded` value built
     /// for it: the requests of a keep-alive connection usually share their `Host`.
-    pub(crate) with_host: std::sync::Arc<std::sync::OnceLock<(HeaderValue, HeaderValue)>>,
+    pub(crate) with_host: OnceLock<(HeaderValue, HeaderValue)>,
 }
 
 impl Peer {
@@ -33,17 +38,22 @@ impl Peer {
         let value = |text: &str| {
             HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
         };
-        Peer {
+        Peer(Arc::new(Rendered {
             ip,
             forwarded_for: value(&text),
             forwarded: value(&format!("{node};proto=http")),
-            node: node.into(),
-            with_host: Default::default(),
-        }
+            node,
+            with_host: OnceLock::new(),
+        }))
     }
 
     /// The peer's address.
     pub fn ip(&self) -> IpAddr {
-        self.ip
+        self.0.ip
+    }
+
+    /// The address and its renderings.
+    pub(crate) fn rendered(&self) -> &Rendered {
+        &self.0
     }
 }

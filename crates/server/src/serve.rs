@@ -1,5 +1,5 @@
 //! Listeners: accept loops with the HTTP/1 limits (head size, head read timeout) and graceful
-//! shutdown. A listener serves an [`HttpService`]; what that service is (a stack of layers
+//! shutdown. A listener serves what [`Serves`] makes; what that service is (a stack of layers
 //! around the proxy or a router) is `crate::stack`'s business, not this module's.
 
 use std::future::Future;
@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::http::Request;
@@ -16,17 +17,37 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tower::util::{BoxCloneSyncService, ServiceExt};
+use tower::util::ServiceExt;
 
 use crate::peer::Peer;
 
-/// What a listener serves: a service from hyper's requests to responses, with the request's
-/// [`Peer`] in its extensions. Built by `crate::stack`.
-pub type HttpService = BoxCloneSyncService<Request<Incoming>, Response, Infallible>;
+/// What a listener serves: an accept loop for one service type (from hyper's requests to
+/// responses, with the request's [`Peer`] in its extensions), the service made once per serving
+/// thread so that what it keeps (the proxy's pooled upstream connections) stays on its thread.
+/// Built by `crate::stack`. The loop's future is boxed once per thread, never per request.
+#[derive(Clone)]
+pub struct Serves(Arc<ServeSocket>);
 
-/// Makes the service of a listener, once per serving thread (so that what a service keeps, such
-/// as the proxy's pooled upstream connections, stays on its thread).
-pub type MakeService = Arc<dyn Fn() -> HttpService + Send + Sync>;
+type ServeSocket = dyn Fn(&'static str, TcpListener, Serving) -> Pin<Box<dyn Future<Output = ()> + Send>>
+    + Send
+    + Sync;
+
+impl Serves {
+    /// Serves the services `make` makes, one per serving thread.
+    pub fn new<M, S>(make: M) -> Serves
+    where
+        M: Fn() -> S + Send + Sync + 'static,
+        S: tower::Service<Request<Incoming>, Response = Response, Error = Infallible>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Serves(Arc::new(move |name, socket, serving| {
+            Box::pin(accept_loop(name, socket, make(), serving))
+        }))
+    }
+}
 
 /// A bound listener with what it serves.
 pub struct Listener {
@@ -34,8 +55,8 @@ pub struct Listener {
     pub name: &'static str,
     /// The socket.
     pub socket: TcpListener,
-    /// Makes what it serves.
-    pub serves: MakeService,
+    /// What it serves.
+    pub serves: Serves,
     /// Threads that accept and serve its connections, each with its own single-threaded
     /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
     /// 0 serves it on the shared runtime.
@@ -47,7 +68,7 @@ impl Listener {
     pub async fn bind(
         name: &'static str,
         addr: SocketAddr,
-        serves: MakeService,
+        serves: Serves,
     ) -> std::io::Result<Listener> {
         Ok(Listener {
             name,
@@ -71,7 +92,7 @@ impl Listener {
 
 /// What every accept loop needs: the HTTP/1 settings, the stop signal and the drain time.
 #[derive(Clone)]
-struct Serving {
+pub struct Serving {
     http: hyper::server::conn::http1::Builder,
     stop: tokio::sync::watch::Receiver<bool>,
     grace: Duration,
@@ -108,9 +129,9 @@ pub async fn run(
         if threads == 0 {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let serving = serving.clone();
-            let service = serves();
+            let serving = (serves.0)(name, socket, serving);
             tokio::spawn(async move {
-                accept_loop(name, socket, service, serving).await;
+                serving.await;
                 let _ = tx.send(());
             });
             done.push(rx);
@@ -142,7 +163,7 @@ pub async fn run(
                     match runtime {
                         Ok(rt) => rt.block_on(async move {
                             match TcpListener::from_std(socket) {
-                                Ok(socket) => accept_loop(name, socket, serves(), serving).await,
+                                Ok(socket) => (serves.0)(name, socket, serving).await,
                                 Err(e) => {
                                     tracing::error!(listener = name, error = %e, "cannot register the socket");
                                 }
@@ -170,12 +191,14 @@ pub async fn run(
 
 /// Accepts connections on `socket` until the stop signal, then drains them for at most the
 /// grace time.
-async fn accept_loop(
-    name: &'static str,
-    socket: TcpListener,
-    service: HttpService,
-    mut serving: Serving,
-) {
+async fn accept_loop<S>(name: &'static str, socket: TcpListener, service: S, mut serving: Serving)
+where
+    S: tower::Service<Request<Incoming>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
     let graceful = GracefulShutdown::new();
     loop {
         let accepted = tokio::select! {

@@ -11,13 +11,10 @@
 //! The concurrency budget (`limits.max_concurrent_requests`) is one per listener, shared by
 //! its serving threads; a request beyond it is shed at once (503), not queued.
 
-use std::sync::Arc;
-
 use axum::Router;
 use axum::http::Uri;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
-use tower::util::BoxCloneSyncService;
 use utf8gate_policy::Mode;
 
 use crate::layers::audit::AuditLayer;
@@ -27,17 +24,17 @@ use crate::layers::in_flight::InFlightLayer;
 use crate::layers::problems::ProblemLayer;
 use crate::layers::request_id::RequestIdLayer;
 use crate::proxy::Proxy;
-use crate::serve::{HttpService, MakeService};
+use crate::serve::Serves;
 use crate::state::AppState;
 
 /// The proxy listener's stack, made once per serving thread (each with a [`Proxy`] of its
 /// own, the budget shared).
-pub fn proxy(state: &AppState) -> MakeService {
+pub fn proxy(state: &AppState) -> Serves {
     let state = state.clone();
     let ids = RequestIdLayer::default();
     let budget = GlobalConcurrencyLimitLayer::new(state.config.max_concurrent_requests);
-    Arc::new(move || {
-        let service = ServiceBuilder::new()
+    Serves::new(move || {
+        ServiceBuilder::new()
             .layer(ids.clone())
             .layer(ProblemLayer)
             .layer(AuditLayer::new(state.metrics.clone(), |_| {
@@ -49,8 +46,7 @@ pub fn proxy(state: &AppState) -> MakeService {
             .layer(budget.clone())
             .timeout(state.config.request_timeout)
             .layer(BodyLimitLayer(state.config.max_body_bytes as u64))
-            .service(Proxy::new(state.clone()));
-        BoxCloneSyncService::new(service)
+            .service(Proxy::new(state.clone()))
     })
 }
 
@@ -82,9 +78,8 @@ pub fn admin(state: &AppState) -> Router {
 }
 
 /// A router as a listener's service (the API, the admin, the demo's upstream).
-pub fn serving(router: Router) -> MakeService {
-    let service = BoxCloneSyncService::new(router);
-    Arc::new(move || -> HttpService { service.clone() })
+pub fn serving(router: Router) -> Serves {
+    Serves::new(move || router.clone())
 }
 
 /// The mode API requests are counted under: uploads `scan`, checks `authz`.

@@ -6,7 +6,7 @@
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use axum::http::{Request, Uri};
+use axum::http::{Request, StatusCode, Uri};
 use axum::response::Response;
 use utf8gate_policy::Mode;
 
@@ -95,9 +95,11 @@ impl Hook for Record {
                 self.metrics.record_refused(mode, seconds);
             }
         }
-        let problem = response.extensions().get::<Problem>().map(|p| p.kind);
-        if problem == Some(ProblemKind::BodyTooLarge) {
-            self.metrics.body_limit_exceeded();
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            let problem = response.extensions().get::<Problem>().map(|p| p.kind);
+            if problem == Some(ProblemKind::BodyTooLarge) {
+                self.metrics.body_limit_exceeded();
+            }
         }
     }
 }

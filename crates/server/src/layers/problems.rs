@@ -50,6 +50,11 @@ pub struct Render(Option<RequestId>);
 
 impl Hook for Render {
     fn on_response(self, response: &mut Response) {
+        // A problem's status is always an error: other responses need no look-up.
+        let status = response.status();
+        if !(status.is_client_error() || status.is_server_error()) {
+            return;
+        }
         if let Some(problem) = response.extensions_mut().remove::<Problem>() {
             let id = self.0.as_ref().map_or("-", RequestId::as_str);
             crate::problem::render_into(response, problem, id);

@@ -30,6 +30,7 @@ pub fn trusted(config: &Config, peer: Option<&Peer>) -> bool {
 /// `headers` holds the request's headers as received (or as sanitized). `trusted`: the peer
 /// is in `listen.trusted_proxies`.
 pub fn set(headers: &mut HeaderMap, peer: &Peer, trusted: bool) {
+    let peer = peer.rendered();
     let host = headers.get(header::HOST).cloned();
     if !trusted {
         // `insert` replaces every received line of the name.
