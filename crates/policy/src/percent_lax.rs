@@ -23,7 +23,7 @@ pub(crate) fn hex_pair(pair: &[u8]) -> Option<u8> {
 /// The byte a valid `%XX` escape at `i` spells.
 pub(crate) fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
     match bytes.get(i..i + 3)? {
-        [b'%', h, l] => Some(hex_value(*h)? << 4 | hex_value(*l)?),
+        [b'%', pair @ ..] => hex_pair(pair),
         _ => None,
     }
 }

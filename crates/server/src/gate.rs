@@ -121,22 +121,17 @@ impl Gate {
         let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
-        let (record, outcome) = match usage {
-            Use::Scan => (
-                self.record(usage.mode(), &verdict),
-                Outcome::Report(verdict),
-            ),
-            _ if refused => {
-                let record = self.record(usage.mode(), &verdict);
-                (record, Outcome::Refuse(self.refusal(usage, verdict)))
-            }
-            _ => {
-                // The verdict ends here: its profile name moves into the record.
-                let mut record = self.record_without_profile(usage.mode(), &verdict);
-                record.profile = std::mem::take(&mut verdict.profile);
-                let outcome = evaluation.sanitized;
-                (record, outcome.map_or(Outcome::Forward, Outcome::Rewritten))
-            }
+        let kept = usage == Use::Scan || refused;
+        // A verdict that ends here gives its profile name to the record instead of a copy.
+        let profile = match kept {
+            true => verdict.profile.clone(),
+            false => std::mem::take(&mut verdict.profile),
+        };
+        let record = self.record(usage.mode(), &verdict, profile);
+        let outcome = match usage {
+            Use::Scan => Outcome::Report(verdict),
+            _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
+            _ => (evaluation.sanitized).map_or(Outcome::Forward, Outcome::Rewritten),
         };
         Passed {
             outcome,
@@ -150,28 +145,21 @@ impl Gate {
     /// streaming checks.
     pub fn scanned(&self, verdict: Verdict) -> Passed {
         Passed {
-            record: self.record(Mode::Scan, &verdict),
+            record: self.record(Mode::Scan, &verdict, verdict.profile.clone()),
             decision: verdict.decision,
             outcome: Outcome::Report(verdict),
             request: Request::new("POST", b"/"),
         }
     }
 
-    /// Records the verdict's metrics; its audit record.
-    fn record(&self, mode: Mode, verdict: &Verdict) -> AuditRecord {
-        let mut record = self.record_without_profile(mode, verdict);
-        record.profile = verdict.profile.clone();
-        record
-    }
-
-    /// [`record`](Self::record), the profile name left empty.
-    fn record_without_profile(&self, mode: Mode, verdict: &Verdict) -> AuditRecord {
+    /// Records the verdict's metrics; its audit record, naming `profile`.
+    fn record(&self, mode: Mode, verdict: &Verdict, profile: String) -> AuditRecord {
         self.metrics.record_verdict(mode, verdict);
         AuditRecord {
             mode,
             decision: verdict.decision,
             enforced: verdict.enforced,
-            profile: String::new(),
+            profile,
             kinds: verdict.kinds().join(","),
             findings: verdict.counts.values().sum(),
         }

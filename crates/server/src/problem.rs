@@ -149,13 +149,6 @@ struct Document<'a> {
     verdict: Option<&'a Verdict>,
 }
 
-/// `problem` as an `application/problem+json` response about request `request_id`.
-pub fn render(problem: Problem, request_id: &str) -> Response {
-    let mut response = problem.status.into_response();
-    render_into(&mut response, problem, request_id);
-    response
-}
-
 /// Makes `response` the rendering of `problem` (status, body, media type), keeping its other
 /// headers and extensions; the problem stays in the extensions for the layers outside.
 pub fn render_into(response: &mut Response, problem: Problem, request_id: &str) {
@@ -252,13 +245,15 @@ mod tests {
         let carried = problem.clone().into_response();
         assert_eq!(carried.status(), StatusCode::BAD_REQUEST);
         assert!(carried.extensions().get::<Problem>().is_some());
-        let response = render(problem, "id-1");
+        let mut response = carried;
+        render_into(&mut response, problem, "id-1");
         assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
         let rejected = Problem::rejected(
             StatusCode::from_u16(422).unwrap(),
             verdict(b"/%c0%ae", &[], b""),
         );
-        let rendered = render(rejected, "id-2");
+        let mut rendered = StatusCode::OK.into_response();
+        render_into(&mut rendered, rejected, "id-2");
         assert_eq!(rendered.status().as_u16(), 422);
     }
 

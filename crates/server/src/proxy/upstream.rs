@@ -146,8 +146,7 @@ impl Upstream {
         *outgoing.method_mut() = method;
         *outgoing.uri_mut() = uri;
         *outgoing.headers_mut() = headers;
-        let request_id = id.map_or("-", RequestId::as_str).to_string();
-        self.exchange(state, outgoing, request_id).await
+        self.exchange(state, outgoing, id.cloned()).await
     }
 
     /// The upstream's response, streamed through, or the problem of its failure.
@@ -155,7 +154,7 @@ impl Upstream {
         &self,
         state: &AppState,
         outgoing: axum::http::Request<Full<Bytes>>,
-        request_id: String,
+        id: Option<RequestId>,
     ) -> Response {
         let sent = Instant::now();
         let answered =
@@ -173,6 +172,7 @@ impl Upstream {
                 let metrics = metrics.clone();
                 let body = body.map_err(move |e| {
                     metrics.upstream_failed(UpstreamError::Body);
+                    let request_id = id.as_ref().map_or("-", RequestId::as_str);
                     tracing::warn!(request_id, error = %e, "upstream failed mid-body; client connection cut");
                     e
                 });
@@ -180,6 +180,7 @@ impl Upstream {
             }
             Ok(Err(e)) => {
                 metrics.upstream_failed(UpstreamError::Connect);
+                let request_id = id.as_ref().map_or("-", RequestId::as_str);
                 tracing::warn!(request_id, error = %e, "upstream request failed");
                 let detail = "the upstream refused or reset the connection";
                 Problem::new(ProblemKind::UpstreamUnavailable, detail).into_response()
