@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::finding::{Action, Finding, Fix, RawFinding, hex_bytes};
+use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
 use crate::location::Location;
 use crate::profile::Profile;
 use crate::verdict::{Decision, Verdict};
@@ -12,6 +12,8 @@ use crate::verdict::{Decision, Verdict};
 /// Accumulates findings up to the cap, counts and the reject flag.
 pub(crate) struct Collector<'p> {
     profile: &'p Profile,
+    /// The request's path, as received (for `path` exclusions; empty for uploads).
+    path: &'p [u8],
     findings: Vec<Finding>,
     truncated: bool,
     counts: BTreeMap<String, u64>,
@@ -25,10 +27,11 @@ pub(crate) struct Collector<'p> {
 }
 
 impl<'p> Collector<'p> {
-    /// An empty collector for `profile`.
-    pub(crate) fn new(profile: &'p Profile) -> Collector<'p> {
+    /// An empty collector for `profile`, about a request with path `path`.
+    pub(crate) fn new(profile: &'p Profile, path: &'p [u8]) -> Collector<'p> {
         Collector {
             profile,
+            path,
             findings: Vec::new(),
             truncated: false,
             counts: BTreeMap::new(),
@@ -52,9 +55,16 @@ impl<'p> Collector<'p> {
         }
     }
 
-    /// Records a finding under the action the profile gives its kind at `location`.
+    /// The action the profile gives `kind` at `location`: its rule's, unless one of its
+    /// exclusions exempts it there.
+    pub(crate) fn action(&self, kind: FindingKind, location: &Location) -> Action {
+        let action = self.profile.action(kind, location.part);
+        crate::exclusion::apply(&self.profile.exclusions, kind, location, self.path, action)
+    }
+
+    /// Records a finding under the action [`action`](Self::action) chooses.
     pub(crate) fn add(&mut self, location: &Location, raw: RawFinding, prefix: &str) {
-        let action = self.profile.action(raw.kind, location.part);
+        let action = self.action(raw.kind, location);
         self.add_with(location, raw, action, prefix);
     }
 

@@ -55,7 +55,7 @@ fn evaluate_with(
     let (decoded, coding_finding) = layers::decoded(request, profile);
     let request = decoded.as_ref().unwrap_or(request);
     let decomposed = decompose(request, profile);
-    let mut verdict = Collector::new(profile);
+    let mut verdict = Collector::new(profile, &request.path);
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");
     }
@@ -63,7 +63,7 @@ fn evaluate_with(
     for field in &decomposed.fields {
         let class = field.location.part.class().as_str();
         verdict.inspected(class, field.bytes.len() as u64);
-        if let Some(new_bytes) = check_and_rewrite(profile, &options, field, &mut verdict) {
+        if let Some(new_bytes) = check_and_rewrite(&options, field, &mut verdict) {
             let encoded = rewrite::encode(field.encoding, &new_bytes);
             edits.push((field.container, field.span.clone(), encoded));
         }
@@ -82,7 +82,6 @@ fn evaluate_with(
 /// Checks one field and records its findings; returns the rewritten bytes if any action
 /// rewrote it.
 fn check_and_rewrite(
-    profile: &Profile,
     options: &CheckOptions,
     field: &Field,
     verdict: &mut Collector,
@@ -99,7 +98,7 @@ fn check_and_rewrite(
     let with_actions: Vec<_> = raws
         .into_iter()
         .map(|r| {
-            let action = match profile.action(r.kind, part) {
+            let action = match verdict.action(r.kind, &field.location) {
                 // A second reading is checked, never rewritten: the first one rewrites.
                 a if a.rewrites() && field.check_only => Action::Log,
                 a => a,
@@ -122,7 +121,7 @@ fn check_and_rewrite(
         let again: Vec<_> = checks::check_field(part, &bytes, field.at_body_start, options)
             .into_iter()
             .map(|r| {
-                let action = profile.action(r.kind, part);
+                let action = verdict.action(r.kind, &field.location);
                 (r, action)
             })
             .collect();

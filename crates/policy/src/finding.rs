@@ -223,6 +223,9 @@ pub enum Action {
     Normalize,
     /// Report only.
     Log,
+    /// Exempted by an exclusion at its location: reported only, and counted apart. Never a
+    /// profile's choice (see [`Exclusion`](crate::Exclusion)).
+    Excluded,
 }
 
 impl Action {
@@ -243,6 +246,7 @@ impl Action {
             Action::Repair => "repair",
             Action::Normalize => "normalize",
             Action::Log => "log",
+            Action::Excluded => "excluded",
         }
     }
 }

@@ -26,6 +26,7 @@
 mod checks;
 mod collect;
 mod evaluate;
+mod exclusion;
 mod field;
 mod finding;
 mod layers;
@@ -39,6 +40,7 @@ mod verdict;
 
 pub use checks::lookalike::Table as LookalikeTable;
 pub use evaluate::{Evaluation, evaluate, evaluate_upload};
+pub use exclusion::{Exclusion, ExclusionSpec, Target};
 pub use finding::{Action, Finding, FindingKind, Severity};
 pub use layers::coding;
 pub use layers::parts::{FormPart, read_multipart};

@@ -9,13 +9,14 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::checks::lookalike::Table;
+use crate::exclusion::{Exclusion, ExclusionSpec};
 use crate::finding::{Action, FindingKind};
 use crate::location::{LocationClass, Part};
 
 mod error;
 mod readings;
 pub use error::ProfileError;
-use error::line_of;
+use error::{line_of, nth_line_of};
 pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings};
 
 /// Bounds on the work one evaluation may do.
@@ -100,6 +101,8 @@ pub struct Profile {
     pub limits: Limits,
     /// Which decoding layers are read (and how) beyond the default ones.
     pub readings: Readings,
+    /// Findings exempted at named places, reported as `excluded`.
+    pub exclusions: Vec<Exclusion>,
     rules: BTreeMap<FindingKind, Rule>,
 }
 
@@ -167,6 +170,7 @@ impl Profile {
             scan_binary: false,
             limits: Limits::default(),
             readings: Readings::default(),
+            exclusions: Vec::new(),
             rules,
         }
     }
@@ -298,6 +302,15 @@ impl Profile {
             }
             profile.rules.insert(kind, rule);
         }
+        for (n, spec) in raw.exclusion.into_iter().enumerate() {
+            let exclusion = spec.build().map_err(|message| ProfileError {
+                source: source.to_string(),
+                line: nth_line_of(text, "[[exclusion]]", n),
+                column: 1,
+                message,
+            })?;
+            profile.exclusions.push(exclusion);
+        }
         let l = &profile.limits;
         if l.max_findings == 0 || l.max_json_depth == 0 || l.max_expansion_ratio == 0 {
             return Err(ProfileError {
@@ -329,6 +342,8 @@ struct RawProfile {
     readings: Option<Readings>,
     #[serde(default)]
     actions: BTreeMap<String, RawRule>,
+    #[serde(default)]
+    exclusion: Vec<ExclusionSpec>,
 }
 
 #[derive(Deserialize)]

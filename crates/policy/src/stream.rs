@@ -36,7 +36,7 @@ impl<'p> BodyScan<'p> {
     pub fn new(profile: &'p Profile) -> BodyScan<'p> {
         BodyScan {
             validator: StreamValidator::new(),
-            collector: Collector::new(profile),
+            collector: Collector::new(profile, b""),
             location: Location::part(Part::Body),
             head: Vec::with_capacity(4),
             offset: 0,

@@ -3,9 +3,16 @@
 use std::fmt;
 
 pub(super) fn line_of(text: &str, needle: &str) -> usize {
+    nth_line_of(text, needle, 0)
+}
+
+/// The 1-based line of the `n`th (from 0) line containing `needle`, or 1.
+pub(super) fn nth_line_of(text: &str, needle: &str, n: usize) -> usize {
     text.lines()
-        .position(|l| l.contains(needle))
-        .map_or(1, |i| i + 1)
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(n)
+        .map_or(1, |(i, _)| i + 1)
 }
 
 /// Why a profile could not be loaded: where and what.

@@ -95,3 +95,16 @@ fn loads_readings_and_coding_limits() {
         Profile::from_toml("name = \"r\"\n[limits]\nmax_expansion_ratio = 0\n", "r").unwrap_err();
     assert!(e.message.contains("at least 1"), "{e}");
 }
+
+/// `[[exclusion]]` tables load in order; a bad one is reported at its own line.
+#[test]
+fn exclusions_load_from_profile_files() {
+    let text = "name = \"t\"\n[[exclusion]]\nkinds = [\"*\"]\nquery = \"q\"\n\n[[exclusion]]\nkinds = [\"not_nfc\"]\njson = \"/a/*\"\n";
+    let p = Profile::from_toml(text, "t.toml").expect("valid");
+    assert_eq!(p.exclusions.len(), 2);
+    assert_eq!(p.exclusions[1].target, crate::Target::Json("/a/*".into()));
+    let bad = "name = \"t\"\n[[exclusion]]\nkinds = [\"*\"]\nquery = \"q\"\n[[exclusion]]\nkinds = [\"repeated_header\"]\nheader = \"host\"\n";
+    let e = Profile::from_toml(bad, "t.toml").expect_err("reading kinds are not exemptable");
+    assert_eq!(e.line, 5, "{e:?}");
+    assert!(e.message.contains("cannot be excluded"), "{e:?}");
+}
