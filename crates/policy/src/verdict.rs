@@ -20,7 +20,7 @@ pub enum Decision {
 
 impl Decision {
     /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Decision::Allow => "allow",
             Decision::Sanitize => "sanitize",

@@ -85,7 +85,7 @@ async fn scan(
     let passed = match body {
         Streamed::Whole(bytes) => {
             let upload = upload::upload(&parts.headers, bytes);
-            state.gate.pass(profile, Use::Scan, upload).await
+            state.gate.pass(profile, None, Use::Scan, upload).await
         }
         Streamed::Scanned(verdict) => state.gate.scanned(verdict),
     };
@@ -105,7 +105,7 @@ async fn sanitize(
     let profile = choice.of(&state)?;
     let headers = whole.parts.headers;
     let upload = upload::upload(&headers, whole.body);
-    let mut passed = state.gate.pass(profile, Use::Sanitize, upload).await;
+    let mut passed = state.gate.pass(profile, None, Use::Sanitize, upload).await;
     // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and
     // all.
     let (body, coding) = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {

@@ -9,10 +9,13 @@
 
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use utf8gate_policy::{Decision, Mode};
+
+use crate::routes::Route;
 
 /// What the gate decided about one request, for its audit line and metrics.
 #[derive(Clone, Debug)]
@@ -29,6 +32,17 @@ pub struct AuditRecord {
     pub kinds: String,
     /// How many findings.
     pub findings: u64,
+    /// The kinds of the findings an exclusion exempted, comma-separated.
+    pub excluded: String,
+    /// The route of a proxied request or authorization check.
+    pub route: Option<Arc<Route>>,
+}
+
+impl AuditRecord {
+    /// The route's name, or `-`.
+    pub fn route_name(&self) -> &str {
+        self.route.as_ref().map_or("-", |r| r.name.as_str())
+    }
 }
 
 /// One audit line as written.
@@ -42,7 +56,9 @@ struct Line<'a> {
     decision: &'static str,
     enforced: bool,
     profile: &'a str,
+    route: &'a str,
     kinds: &'a str,
+    excluded: &'a str,
     findings: u64,
     status: u16,
     duration_ms: f64,
@@ -64,7 +80,9 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
             decision = record.decision.as_str(),
             enforced = record.enforced,
             profile = record.profile.as_str(),
+            route = record.route_name(),
             kinds = record.kinds.as_str(),
+            excluded = record.excluded.as_str(),
             findings = record.findings,
             status,
             duration_ms,
@@ -93,7 +111,9 @@ fn json_line(
         decision: record.decision.as_str(),
         enforced: record.enforced,
         profile: &record.profile,
+        route: record.route_name(),
         kinds: &record.kinds,
+        excluded: &record.excluded,
         findings: record.findings,
         status,
         duration_ms,
@@ -198,6 +218,8 @@ mod tests {
                 },
                 enforced: true,
                 profile: "strict".into(),
+                excluded: "not_nfc".into(),
+                route: None,
                 kinds: kinds.into(),
                 findings: 3,
             };

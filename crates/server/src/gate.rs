@@ -10,13 +10,14 @@ use std::sync::Arc;
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
-use utf8gate_policy::{Decision, Mode, Profile, Request, Verdict};
+use utf8gate_policy::{Action, Decision, Mode, Profile, Request, Verdict};
 
 use crate::audit::AuditRecord;
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::names::DECISION;
 use crate::problem::{Problem, ProblemKind, reject_status};
+use crate::routes::Route;
 
 /// How the request under evaluation is used, which sets its mode and how a rejection is
 /// answered.
@@ -115,8 +116,15 @@ impl Gate {
         }
     }
 
-    /// Evaluates `request` under `profile` for `usage`.
-    pub async fn pass(&self, profile: &Profile, usage: Use, request: Request) -> Passed {
+    /// Evaluates `request` for `usage` under `profile`, the profile of its `route` if it has
+    /// one (proxied requests and checks).
+    pub async fn pass(
+        &self,
+        profile: &Profile,
+        route: Option<&Arc<Route>>,
+        usage: Use,
+        request: Request,
+    ) -> Passed {
         let (evaluation, request) = evaluate(profile, usage, request).await;
         let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
@@ -127,7 +135,7 @@ impl Gate {
             true => verdict.profile.clone(),
             false => std::mem::take(&mut verdict.profile),
         };
-        let record = self.record(usage.mode(), &verdict, profile);
+        let record = self.record(usage.mode(), &verdict, profile, route.cloned());
         let outcome = match usage {
             Use::Scan => Outcome::Report(verdict),
             _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
@@ -145,7 +153,7 @@ impl Gate {
     /// streaming checks.
     pub fn scanned(&self, verdict: Verdict) -> Passed {
         Passed {
-            record: self.record(Mode::Scan, &verdict, verdict.profile.clone()),
+            record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
             decision: verdict.decision,
             outcome: Outcome::Report(verdict),
             request: Request::new("POST", b"/"),
@@ -153,9 +161,23 @@ impl Gate {
     }
 
     /// Records the verdict's metrics; its audit record, naming `profile`.
-    fn record(&self, mode: Mode, verdict: &Verdict, profile: String) -> AuditRecord {
-        self.metrics.record_verdict(mode, verdict);
+    fn record(
+        &self,
+        mode: Mode,
+        verdict: &Verdict,
+        profile: String,
+        route: Option<Arc<Route>>,
+    ) -> AuditRecord {
+        let route_name = route.as_ref().map_or("", |r| r.name.as_str());
+        self.metrics.record_verdict(mode, verdict, route_name);
+        let mut excluded: Vec<&str> = (verdict.findings.iter())
+            .filter(|f| f.action == Action::Excluded)
+            .map(|f| f.kind.as_str())
+            .collect();
+        excluded.dedup();
         AuditRecord {
+            route,
+            excluded: excluded.join(","),
             mode,
             decision: verdict.decision,
             enforced: verdict.enforced,

@@ -24,6 +24,7 @@ pub mod names;
 pub mod peer;
 pub mod problem;
 pub mod proxy;
+pub mod routes;
 pub mod serve;
 pub mod stack;
 pub mod state;

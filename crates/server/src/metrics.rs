@@ -5,7 +5,7 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
-use utf8gate_policy::{Decision, Mode, Verdict};
+use utf8gate_policy::{Action, Decision, Mode, Verdict};
 
 /// Every metric utf8gate exports, registered in its own registry. Cheap to clone (one shared
 /// allocation).
@@ -14,11 +14,20 @@ pub struct Metrics {
     inner: std::sync::Arc<Inner>,
 }
 
+/// Every value of the `decision` label.
+const DECISIONS: [&str; 4] = [
+    Decision::Allow.as_str(),
+    Decision::Sanitize.as_str(),
+    Decision::Reject.as_str(),
+    REFUSED,
+];
+
 /// The metrics behind [`Metrics`].
 struct Inner {
     registry: Registry,
     requests: IntCounterVec,
     findings: IntCounterVec,
+    excluded: IntCounterVec,
     inspected_bytes: IntCounterVec,
     duration: HistogramVec,
     upstream_duration: Histogram,
@@ -69,9 +78,16 @@ impl Metrics {
         let requests = must(IntCounterVec::new(
             Opts::new(
                 "requests_total",
-                "Requests evaluated, by mode and decision.",
+                "Requests evaluated, by mode, decision and route (empty for uploads).",
             ),
-            &["mode", "decision"],
+            &["mode", "decision", "route"],
+        ));
+        let excluded = must(IntCounterVec::new(
+            Opts::new(
+                "findings_excluded_total",
+                "Findings an exclusion exempted, by route and kind.",
+            ),
+            &["route", "kind"],
         ));
         let findings = must(IntCounterVec::new(
             Opts::new("findings_total", "Findings, by kind and location class."),
@@ -133,14 +149,14 @@ impl Metrics {
         // Every series of a closed label set exists from the start at 0, so the first event
         // of a kind is an increase that rate() and increase() can see, and an alert on it does
         // not wait for a second one.
-        for mode in [Mode::Proxy, Mode::Scan, Mode::Authz] {
-            for decision in [
-                Decision::Allow.as_str(),
-                Decision::Sanitize.as_str(),
-                Decision::Reject.as_str(),
-                REFUSED,
-            ] {
-                requests.with_label_values(&[mode.as_str(), decision]);
+        // (Routes other than the default one: `Metrics::routes`.)
+        for (mode, route) in [
+            (Mode::Proxy, "default"),
+            (Mode::Scan, ""),
+            (Mode::Authz, "default"),
+        ] {
+            for decision in DECISIONS {
+                requests.with_label_values(&[mode.as_str(), decision, route]);
             }
         }
         for reason in [
@@ -153,6 +169,7 @@ impl Metrics {
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(findings.clone()),
+            Box::new(excluded.clone()),
             Box::new(inspected_bytes.clone()),
             Box::new(duration.clone()),
             Box::new(upstream_duration.clone()),
@@ -172,6 +189,7 @@ impl Metrics {
             registry,
             requests,
             findings,
+            excluded,
             inspected_bytes,
             duration,
             upstream_duration,
@@ -185,9 +203,20 @@ impl Metrics {
         }
     }
 
+    /// Creates the request series of the routes named `names` at 0 (see `new`).
+    pub fn routes<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        for route in names {
+            for mode in [Mode::Proxy, Mode::Authz] {
+                for decision in DECISIONS {
+                    (self.inner.requests).with_label_values(&[mode.as_str(), decision, route]);
+                }
+            }
+        }
+    }
+
     /// Records one evaluated request answered after `seconds`.
     pub fn record(&self, mode: Mode, verdict: &Verdict, seconds: f64) {
-        self.record_verdict(mode, verdict);
+        self.record_verdict(mode, verdict, "");
         self.observe(mode, seconds);
     }
 
@@ -200,12 +229,19 @@ impl Metrics {
     }
 
     /// Records a verdict: the request's decision, its findings and the bytes inspected.
-    pub fn record_verdict(&self, mode: Mode, verdict: &Verdict) {
+    /// `route` is the route's name ("" for uploads, which have none).
+    pub fn record_verdict(&self, mode: Mode, verdict: &Verdict, route: &str) {
         self.inner
             .requests
-            .with_label_values(&[mode.as_str(), verdict.decision.as_str()])
+            .with_label_values(&[mode.as_str(), verdict.decision.as_str(), route])
             .inc();
         for f in &verdict.findings {
+            if f.action == Action::Excluded {
+                self.inner
+                    .excluded
+                    .with_label_values(&[route, f.kind.as_str()])
+                    .inc();
+            }
             self.inner
                 .findings
                 .with_label_values(&[f.kind.as_str(), f.location.part.class().as_str()])
@@ -236,10 +272,10 @@ impl Metrics {
     }
 
     /// Records a request that ended before a verdict (limits, errors): decision "refused".
-    pub fn record_refused(&self, mode: Mode, seconds: f64) {
+    pub fn record_refused(&self, mode: Mode, route: &str, seconds: f64) {
         self.inner
             .requests
-            .with_label_values(&[mode.as_str(), REFUSED])
+            .with_label_values(&[mode.as_str(), REFUSED, route])
             .inc();
         self.inner
             .duration

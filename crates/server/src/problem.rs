@@ -55,6 +55,8 @@ problem_kinds! {
     BadTarget => (BAD_REQUEST, "bad-target", "Bad request target"),
     /// A rewritten header value that cannot be sent.
     BadHeader => (BAD_REQUEST, "bad-header", "Bad header"),
+    /// Readings of the request's path or host that choose different routes.
+    AmbiguousRoute => (BAD_REQUEST, "ambiguous-route", "Request reads as two routes"),
     /// CONNECT, or TRACE when not allowed.
     MethodNotAllowed => (METHOD_NOT_ALLOWED, "method-not-allowed", "Method not allowed"),
     /// A path-override header from a peer that is not a trusted proxy.

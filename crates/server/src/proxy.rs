@@ -21,6 +21,8 @@ use crate::gate::Use;
 use crate::layers::body_limit::read_whole;
 use crate::layers::request_id::RequestId;
 use crate::peer::Peer;
+use crate::problem::{Problem, ProblemKind};
+use crate::routes::Choice;
 use crate::state::AppState;
 use upstream::{Outgoing, Upstream};
 
@@ -55,17 +57,21 @@ impl Proxy {
         if let Some(response) = target::answer_here(state, overrides, &mut parts, trusted) {
             return response;
         }
-        let gate = &state.gate;
-        let (body, profile) = match (
-            read_whole(body, state.config.max_body_bytes).await,
-            gate.profile(None),
-        ) {
-            (Ok(body), Ok(profile)) => (body, profile),
-            (Err(problem), _) | (_, Err(problem)) => return problem.into_response(),
+        let route = match parts.extensions.remove::<Choice>() {
+            Some(Choice::Route(route)) => route,
+            Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
+            None => state.config.routes.default_route().clone(),
+        };
+        let body = match read_whole(body, route.max_body_bytes as usize).await {
+            Ok(body) => body,
+            Err(problem) => return problem.into_response(),
         };
         // The body moves into the policy's request and back out of it: never copied.
         let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);
-        let mut passed = gate.pass(profile, Use::Proxy, request).await;
+        let passed = state
+            .gate
+            .pass(&route.profile, Some(&route), Use::Proxy, request);
+        let mut passed = passed.await;
         let id = parts.extensions.remove::<RequestId>();
         let outgoing = match Outgoing::of(&mut passed) {
             Ok(outgoing) => outgoing,
@@ -75,6 +81,15 @@ impl Proxy {
         let response = upstream.forward(state, parts, outgoing, sent).await;
         passed.audited(response)
     }
+}
+
+/// The refusal of a request whose readings choose routes `a` and `b`.
+pub fn ambiguous(a: &str, b: &str) -> Problem {
+    let detail = format!(
+        "the request's path or host reads as route {a:?} one way and {b:?} another; \
+         send it as its backend reads it (decoded, resolved, in its case)"
+    );
+    Problem::new(ProblemKind::AmbiguousRoute, detail)
 }
 
 impl<B> tower::Service<Request<B>> for Proxy

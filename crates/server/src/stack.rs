@@ -1,8 +1,8 @@
 //! The tower stack of each listener, outermost first:
 //!
 //! ```text
-//! proxy:  request id → problems → audit → in flight → errors → load shed → concurrency limit
-//!         → timeout → body limit (max_body_bytes) → Proxy
+//! proxy:  request id → route → problems → audit → in flight → errors → load shed
+//!         → concurrency limit → timeout → body limit (the route's max_body_bytes) → Proxy
 //! api:    request id → problems → audit → in flight → errors → load shed → concurrency limit
 //!         → timeout → body limit (max_scan_bytes) → router (scan, sanitize, authz, openapi)
 //! admin:  request id → router (metrics, healthz, readyz)
@@ -23,6 +23,7 @@ use crate::layers::errors::ErrorsLayer;
 use crate::layers::in_flight::InFlightLayer;
 use crate::layers::problems::ProblemLayer;
 use crate::layers::request_id::RequestIdLayer;
+use crate::layers::route::RouteLayer;
 use crate::proxy::Proxy;
 use crate::serve::Serves;
 use crate::state::AppState;
@@ -36,6 +37,7 @@ pub fn proxy(state: &AppState) -> Serves {
     Serves::new(move || {
         ServiceBuilder::new()
             .layer(ids.clone())
+            .layer(RouteLayer(state.config.routes.clone()))
             .layer(ProblemLayer)
             .layer(AuditLayer::new(state.metrics.clone(), |_| {
                 Some(Mode::Proxy)

@@ -22,6 +22,7 @@ impl AppState {
     pub fn new(config: Config) -> AppState {
         let config = Arc::new(config);
         let metrics = Metrics::new();
+        metrics.routes(config.routes.list().iter().map(|r| r.name.as_str()));
         AppState {
             gate: Gate::new(config.clone(), metrics.clone()),
             config,

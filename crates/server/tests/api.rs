@@ -170,7 +170,7 @@ async fn admin_serves_metrics_health_and_readiness() {
     );
     let text = String::from_utf8(body).unwrap();
     assert!(
-        text.contains("utf8gate_requests_total{decision=\"reject\",mode=\"scan\"} 1"),
+        text.contains("utf8gate_requests_total{decision=\"reject\",mode=\"scan\",route=\"\"} 1"),
         "{text}"
     );
     assert!(

@@ -40,7 +40,7 @@ fn rendered() -> String {
         "the sample request must have findings, so that findings_total has samples"
     );
     metrics.record(Mode::Proxy, &evaluation.verdict, 0.002);
-    metrics.record_refused(Mode::Scan, 0.001);
+    metrics.record_refused(Mode::Scan, "", 0.001);
     metrics.upstream_answered(0.01);
     metrics.upstream_failed(UpstreamError::Connect);
     metrics.upstream_failed(UpstreamError::Timeout);

@@ -41,13 +41,13 @@ async fn admin_metrics_count_rejects_and_use_only_utf8gate_names() {
     let metrics = gw.metrics().await;
 
     assert_eq!(
-        metrics.value(r#"utf8gate_requests_total{decision="reject",mode="proxy"}"#),
+        metrics.value(r#"utf8gate_requests_total{decision="reject",mode="proxy",route="default"}"#),
         N as f64,
         "{}",
         metrics.text
     );
     assert_eq!(
-        metrics.value(r#"utf8gate_requests_total{decision="allow",mode="proxy"}"#),
+        metrics.value(r#"utf8gate_requests_total{decision="allow",mode="proxy",route="default"}"#),
         1.0
     );
     assert!(

@@ -72,7 +72,7 @@ async fn allow_forwards_a_multilingual_request_byte_for_byte() {
     );
     let metrics = gw.metrics().await;
     assert_eq!(
-        metrics.value(r#"utf8gate_requests_total{decision="allow",mode="proxy"}"#),
+        metrics.value(r#"utf8gate_requests_total{decision="allow",mode="proxy",route="default"}"#),
         1.0
     );
 }

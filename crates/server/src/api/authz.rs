@@ -11,6 +11,7 @@ use crate::convert;
 use crate::gate::{Outcome, Use};
 use crate::peer::Peer;
 use crate::problem::Problem;
+use crate::routes::{Choice, Target};
 use crate::state::AppState;
 
 use super::upload::Whole;
@@ -90,8 +91,28 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
 
 /// The check's answer: 200 unless the gate refuses.
 async fn decide(state: &AppState, request: Request) -> Result<Response, Problem> {
-    let profile = state.gate.profile(None)?;
-    let mut passed = state.gate.pass(profile, Use::Authz, request).await;
+    let target = Target {
+        host: request.header_value("host"),
+        authority: None,
+        path: &request.path,
+        method: &request.method,
+    };
+    let route = match state.config.routes.choose(target) {
+        Choice::Route(route) => route,
+        Choice::Ambiguous(a, b) => {
+            let status = StatusCode::from_u16(state.config.authz_deny_status);
+            let mut problem = crate::proxy::ambiguous(&a, &b);
+            problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
+            return Err(problem);
+        }
+    };
+    if request.body.len() as u64 > route.max_body_bytes {
+        return Err(Problem::too_large(route.max_body_bytes));
+    }
+    let passed = state
+        .gate
+        .pass(&route.profile, Some(&route), Use::Authz, request);
+    let mut passed = passed.await;
     let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
         Outcome::Refuse(problem) => problem.into_response(),
         _ => StatusCode::OK.into_response(),

@@ -12,6 +12,7 @@ use toml::de::DeTable;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Raw {
+    pub(super) route: Vec<super::routes::RawRoute>,
     pub(super) listen: RawListen,
     pub(super) upstream: RawUpstream,
     pub(super) policy: RawPolicy,

@@ -13,6 +13,7 @@ use super::error::ConfigError;
 use super::error::from_profile;
 use super::layers::Sources;
 use super::raw::Raw;
+use super::routes;
 use super::values::{Config, LogFormat, upstream_authority};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
@@ -125,6 +126,12 @@ pub(super) fn validate(
         let message = format!("unknown profile {profile:?} (known: {})", known.join(", "));
         return Err(bad("policy.profile", policy.profile.span(), message));
     }
+    let defaults = routes::Defaults {
+        profiles: &profiles,
+        profile: &profile,
+        max_body_bytes: max_body_bytes as u64,
+    };
+    let routes = routes::build(&raw.route, &defaults, sources)?;
     let proxy_threads = match limit("listen.proxy_threads", &listen.proxy_threads, 0, 1024)? {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n as usize,
@@ -155,6 +162,7 @@ pub(super) fn validate(
         )?,
         profile,
         profiles,
+        routes,
         reject_status: *policy.reject_status.get_ref(),
         authz_deny_status: *policy.authz_deny_status.get_ref(),
         max_header_bytes: limit(

@@ -7,6 +7,7 @@ use std::time::Duration;
 use utf8gate_policy::Profile;
 
 use super::cidr::Cidr;
+use crate::routes::Routes;
 
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,8 @@ pub struct Config {
     pub profile: String,
     /// Every profile by name: the built-ins and the loaded ones, with the limits applied.
     pub profiles: BTreeMap<String, Profile>,
+    /// The routes of the proxy and authorization checks (`[[route]]`), then the default one.
+    pub routes: Routes,
     /// Status of a rejected proxied request.
     pub reject_status: u16,
     /// Status of a denied authorization check.

@@ -3,6 +3,7 @@
 //! `refused` request counted when an audited route answered with an error before any verdict
 //! (a limit, an unreadable body, an unknown profile, shed load).
 
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -15,6 +16,7 @@ use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::metrics::Metrics;
 use crate::problem::{Problem, ProblemKind};
+use crate::routes::{Choice, Route};
 
 /// Which mode a request to a listener is counted under, from its target; `None`: not counted
 /// (the OpenAPI document, the admin routes).
@@ -68,6 +70,10 @@ where
             started: Instant::now(),
             mode: (self.layer.mode_of)(request.uri()),
             id: request.extensions().get::<RequestId>().cloned(),
+            route: match request.extensions().get::<Choice>() {
+                Some(Choice::Route(route)) => Some(route.clone()),
+                _ => None,
+            },
             metrics: self.layer.metrics.clone(),
         };
         OnResponse::new(self.inner.call(request), record)
@@ -79,6 +85,7 @@ pub struct Record {
     started: Instant,
     mode: Option<Mode>,
     id: Option<RequestId>,
+    route: Option<Arc<Route>>,
     metrics: Metrics,
 }
 
@@ -92,7 +99,8 @@ impl Hook for Record {
             crate::audit::write(&record, id, status.as_u16(), seconds);
         } else if let Some(mode) = self.mode {
             if status.is_client_error() || status.is_server_error() {
-                self.metrics.record_refused(mode, seconds);
+                let route = self.route.as_ref().map_or("", |r| r.name.as_str());
+                self.metrics.record_refused(mode, route, seconds);
             }
         }
         if status == StatusCode::PAYLOAD_TOO_LARGE {

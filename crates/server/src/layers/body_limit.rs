@@ -1,6 +1,7 @@
 //! The listener's body limit: a declared `Content-Length` over it is refused (413) before a
 //! byte of the body is read; any other body is wrapped in `http_body_util::Limited`, so that
-//! reading past the limit fails (and [`read_whole`] makes that failure a 413 too).
+//! reading past the limit fails (and [`read_whole`] makes that failure a 413 too). A request's
+//! route (`layers::route`) may set its own limit.
 
 use std::task::{Context, Poll};
 
@@ -11,6 +12,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::layers::on_response::Answer;
 use crate::problem::Problem;
+use crate::routes::Choice;
 
 /// Limits request bodies to a number of bytes.
 #[derive(Clone, Copy, Debug)]
@@ -47,13 +49,18 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        // A route's own limit replaces the listener's.
+        let limit = match request.extensions().get::<Choice>() {
+            Some(Choice::Route(route)) => route.max_body_bytes,
+            _ => self.limit,
+        };
         // The declared length, as the HTTP parser read it from `Content-Length`.
         let declared = request.body().size_hint().lower();
-        if declared > self.limit {
-            return Answer::now(Problem::too_large(self.limit).into_response());
+        if declared > limit {
+            return Answer::now(Problem::too_large(limit).into_response());
         }
         // Bodies over usize::MAX cannot be buffered anyway.
-        let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         Answer::later(self.inner.call(request.map(|b| Limited::new(b, limit))))
     }
 }

@@ -1,0 +1,197 @@
+//! `[[route]]` tables into [`Routes`]: each route's profile built once (its base profile with
+//! the route's mode and exclusions), names checked for use as metric labels, and routes that
+//! can never match refused.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use toml::Spanned;
+use utf8gate_policy::{ExclusionSpec, Profile};
+
+use super::error::ConfigError;
+use super::layers::Sources;
+use crate::routes::{Matches, Route, Routes};
+
+/// A `[[route]]` table as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRoute {
+    name: Spanned<String>,
+    #[serde(default)]
+    hosts: Vec<Spanned<String>>,
+    #[serde(default)]
+    paths: Vec<Spanned<String>>,
+    #[serde(default)]
+    methods: Vec<Spanned<String>>,
+    profile: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+    max_body_bytes: Option<Spanned<u64>>,
+    #[serde(default)]
+    exclusion: Vec<Spanned<ExclusionSpec>>,
+}
+
+/// What routes inherit from the instance.
+pub(super) struct Defaults<'a> {
+    /// Every profile by name.
+    pub(super) profiles: &'a BTreeMap<String, Profile>,
+    /// The instance's profile.
+    pub(super) profile: &'a str,
+    /// `limits.max_body_bytes`.
+    pub(super) max_body_bytes: u64,
+}
+
+/// The routes of `raw`, then the default route.
+pub(super) fn build(
+    raw: &[RawRoute],
+    defaults: &Defaults<'_>,
+    sources: &Sources<'_>,
+) -> Result<Routes, ConfigError> {
+    let bad = |span: std::ops::Range<usize>, message: String| sources.about("route", span, message);
+    let mut names = BTreeSet::from(["default".to_string()]);
+    let mut list: Vec<Route> = Vec::new();
+    for r in raw {
+        let name = r.name.get_ref();
+        if !label_like(name) {
+            let message = format!("route name {name:?} is not 1 to 64 of a-z, 0-9, _ and -");
+            return Err(bad(r.name.span(), message));
+        }
+        if !names.insert(name.clone()) {
+            let message = format!("route name {name:?} is taken (\"default\" is reserved)");
+            return Err(bad(r.name.span(), message));
+        }
+        if let Some(before) = list.iter().find(|b| b.matches.is_catch_all()) {
+            let message = format!(
+                "route {name:?} never matches: route {:?} before it matches every request",
+                before.name
+            );
+            return Err(bad(r.name.span(), message));
+        }
+        list.push(route(r, defaults, sources)?);
+    }
+    let default = Route {
+        name: "default".to_string(),
+        matches: Matches::default(),
+        profile: defaults.profiles[defaults.profile].clone(),
+        max_body_bytes: defaults.max_body_bytes,
+    };
+    Ok(Routes::new(list, default))
+}
+
+fn route(
+    r: &RawRoute,
+    defaults: &Defaults<'_>,
+    sources: &Sources<'_>,
+) -> Result<Route, ConfigError> {
+    let key = |k: &str| format!("route {:?}: {k}", r.name.get_ref());
+    let bad = |k: &str, span: std::ops::Range<usize>, message: String| {
+        sources.about(&key(k), span, message)
+    };
+    let texts = |k: &str, list: &[Spanned<String>], ok: fn(&str) -> Result<(), String>| {
+        list.iter()
+            .map(|v| {
+                ok(v.get_ref())
+                    .map(|()| v.get_ref().clone())
+                    .map_err(|m| bad(k, v.span(), m))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let matches = Matches {
+        hosts: texts("hosts", &r.hosts, host_pattern)?,
+        paths: texts("paths", &r.paths, path_pattern)?,
+        methods: texts("methods", &r.methods, method)?,
+    };
+    let profile_name = r.profile.as_ref().map_or(defaults.profile, |p| p.get_ref());
+    let Some(base) = defaults.profiles.get(profile_name) else {
+        let known: Vec<_> = defaults.profiles.keys().cloned().collect();
+        let message = format!(
+            "unknown profile {profile_name:?} (known: {})",
+            known.join(", ")
+        );
+        let span = r.profile.as_ref().map_or(r.name.span(), |p| p.span());
+        return Err(bad("profile", span, message));
+    };
+    let mut profile = base.clone();
+    if let Some(mode) = &r.mode {
+        profile.monitor = match mode.get_ref().as_str() {
+            "enforce" => false,
+            "monitor" => true,
+            other => {
+                let message = format!("{other:?} is not enforce or monitor");
+                return Err(bad("mode", mode.span(), message));
+            }
+        };
+    }
+    for spec in &r.exclusion {
+        let exclusion = (spec.get_ref().clone().build())
+            .and_then(|e| match e.target.never_matches() {
+                Some(why) => Err(format!("this exclusion can never match: {why}")),
+                None => Ok(e),
+            })
+            .map_err(|m| bad("exclusion", spec.span(), m))?;
+        profile.exclusions.push(exclusion);
+    }
+    let max_body_bytes = match &r.max_body_bytes {
+        None => defaults.max_body_bytes,
+        Some(v) if (1..=1 << 32).contains(v.get_ref()) => *v.get_ref(),
+        Some(v) => {
+            let message = format!("{} is outside 1..={}", v.get_ref(), 1u64 << 32);
+            return Err(bad("max_body_bytes", v.span(), message));
+        }
+    };
+    Ok(Route {
+        name: r.name.get_ref().clone(),
+        matches,
+        profile,
+        max_body_bytes,
+    })
+}
+
+/// A name usable as a metric label value from a closed set.
+fn label_like(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+fn host_pattern(host: &str) -> Result<(), String> {
+    let name = host.strip_prefix("*.").unwrap_or(host);
+    let ok = !name.is_empty()
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        });
+    match ok {
+        true => Ok(()),
+        false => Err(format!(
+            "{host:?} is not a host name or *.suffix (ASCII; IDNs as A-labels)"
+        )),
+    }
+}
+
+fn path_pattern(path: &str) -> Result<(), String> {
+    if !path.starts_with('/') {
+        return Err(format!("{path:?} does not start with '/'"));
+    }
+    let canonical = crate::routes::canonical(path.replace('*', "x").as_bytes(), false);
+    match canonical == path.replace('*', "x").as_bytes() {
+        true => Ok(()),
+        false => Err(format!(
+            "{path:?} never matches: routes match the decoded, resolved path ({:?})",
+            String::from_utf8_lossy(&canonical)
+        )),
+    }
+}
+
+fn method(method: &str) -> Result<(), String> {
+    let token = !method.is_empty() && method.bytes().all(|b| b.is_ascii_uppercase());
+    match token {
+        true => Ok(()),
+        false => Err(format!(
+            "{method:?} is not a method in upper case (GET, POST)"
+        )),
+    }
+}
