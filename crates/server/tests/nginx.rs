@@ -211,7 +211,9 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
     );
     let metrics = state.metrics.render();
     assert!(
-        metrics.contains("utf8gate_requests_total{decision=\"reject\",mode=\"authz\",route=\"default\"} 2"),
+        metrics.contains(
+            "utf8gate_requests_total{decision=\"reject\",mode=\"authz\",route=\"default\"} 2"
+        ),
         "{metrics}"
     );
     let _ = stop.send(());

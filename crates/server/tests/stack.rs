@@ -114,8 +114,10 @@ async fn every_refusal_is_a_problem_with_the_answer_s_request_id() {
             .unwrap_or_else(|| panic!("no sample {name}"))
     };
     // Four upload requests and one check ended before a verdict; the 422 has one.
-    let scan_refused = sample(r#"utf8gate_requests_total{decision="refused",mode="scan",route=""}"#);
-    let authz_refused = sample(r#"utf8gate_requests_total{decision="refused",mode="authz",route=""}"#);
+    let scan_refused =
+        sample(r#"utf8gate_requests_total{decision="refused",mode="scan",route=""}"#);
+    let authz_refused =
+        sample(r#"utf8gate_requests_total{decision="refused",mode="authz",route=""}"#);
     assert_eq!((scan_refused, authz_refused), (4.0, 1.0));
     assert_eq!(sample("utf8gate_body_limit_exceeded_total"), 3.0);
     assert_eq!(

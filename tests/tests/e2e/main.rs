@@ -13,6 +13,7 @@ mod authz;
 mod limits;
 mod proxy;
 mod readings;
+mod routes;
 mod shutdown;
 mod support;
 mod upstream;

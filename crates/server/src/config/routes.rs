@@ -195,3 +195,6 @@ fn method(method: &str) -> Result<(), String> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests;
