@@ -96,12 +96,28 @@ pub struct ProcessGroup {
 }
 
 impl ProcessGroup {
-    /// Spawns `command` (stdin null, stdout and stderr appended to `log`).
-    pub fn spawn(what: &str, mut command: Command, log: &Path) -> ProcessGroup {
+    /// Spawns `command` (stdin null, stdout and stderr written to `log`).
+    pub fn spawn(what: &str, command: Command, log: &Path) -> ProcessGroup {
+        ProcessGroup::spawn_with_stdout(what, command, log, None)
+    }
+
+    /// [`ProcessGroup::spawn`] with stdout written to a file of its own when `stdout` is given
+    /// (what a tool prints as its result, apart from its diagnostics).
+    pub fn spawn_with_stdout(
+        what: &str,
+        mut command: Command,
+        log: &Path,
+        stdout: Option<&Path>,
+    ) -> ProcessGroup {
         use std::os::unix::process::CommandExt;
-        let out =
-            std::fs::File::create(log).unwrap_or_else(|e| panic!("create {}: {e}", log.display()));
-        let err = out.try_clone().unwrap_or_else(|e| panic!("dup log: {e}"));
+        let create = |p: &Path| {
+            std::fs::File::create(p).unwrap_or_else(|e| panic!("create {}: {e}", p.display()))
+        };
+        let err = create(log);
+        let out = match stdout {
+            Some(path) => create(path),
+            None => err.try_clone().unwrap_or_else(|e| panic!("dup log: {e}")),
+        };
         command
             .stdin(Stdio::null())
             .stdout(out)

