@@ -29,8 +29,12 @@ pub fn front_tool(
         .chain(candidates.iter().map(PathBuf::from))
         .chain(
             std::env::var_os("PATH")
-                .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect())
-                .unwrap_or_else(Vec::new),
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join(name))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
         )
         .find(|p| p.is_file());
     if found.is_none() {
