@@ -40,7 +40,10 @@ def multipart(content_type, body):
 
 def urlencoded(body):
     text = body.decode("ascii")
-    return [list(p) for p in urllib.parse.parse_qsl(text, keep_blank_values=True, strict_parsing=True, encoding="utf-8", errors="strict")]
+    pairs = urllib.parse.parse_qsl(
+        text, keep_blank_values=True, strict_parsing=True, encoding="utf-8", errors="strict"
+    )
+    return [list(p) for p in pairs]
 
 
 READERS = {

@@ -95,7 +95,7 @@ fn read_with_python(inputs: &[(&str, String, Vec<u8>)]) -> Vec<Value> {
         .map(|(kind, ct, body)| json!({"kind": kind, "content_type": ct, "body": hex(body)}))
         .collect();
     let dir = ScratchDir::new("chromium-python");
-    let input_file = dir.write("input.json", input_to_bytes(&input).as_slice());
+    let input_file = dir.write("input.json", &serde_json::to_vec(&input).expect("JSON"));
     let output = Command::new("python3")
         .arg(script)
         .stdin(std::fs::File::open(&input_file).expect("open input"))
@@ -108,10 +108,6 @@ fn read_with_python(inputs: &[(&str, String, Vec<u8>)]) -> Vec<Value> {
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).expect("the reader's JSON")
-}
-
-fn input_to_bytes(input: &[Value]) -> Vec<u8> {
-    serde_json::to_vec(input).expect("JSON")
 }
 
 /// The JSON text the page's script writes into `<pre id="results">`, unescaped from the DOM
