@@ -328,6 +328,11 @@ impl RawConn {
         Ok(RawConn { stream })
     }
 
+    /// A connection over a stream the caller opened (from a chosen local address, say).
+    pub fn from_stream(stream: TcpStream) -> RawConn {
+        RawConn { stream }
+    }
+
     /// Writes all of `bytes`.
     pub async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.stream.write_all(bytes).await

@@ -10,6 +10,8 @@
 //!   what reached it, and that nothing did.
 //! - [`HungUpstream`] (accepts, never answers), [`ResettingUpstream`] (answers part of a
 //!   response, then resets) and [`dead_addr`] (refuses).
+//! - Real front proxies and browsers ([`front_tool`], [`ProcessGroup`], [`ScratchDir`],
+//!   [`exchange_from`] a chosen loopback address) for `tests/e2e/fronts/`.
 //! - A raw HTTP/1.1 client over [`tokio::net::TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
@@ -37,10 +39,12 @@ pub async fn poll_until(within: Duration, mut check: impl FnMut() -> bool) -> bo
 
 mod client;
 mod data;
+mod fronts;
 mod gateway;
 mod upstream;
 
 pub use client::*;
 pub use data::*;
+pub use fronts::*;
 pub use gateway::*;
 pub use upstream::*;

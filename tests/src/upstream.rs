@@ -43,6 +43,19 @@ impl Recorded {
 
 type Records = Arc<Mutex<Vec<Recorded>>>;
 
+/// What the echo handler shares: the records and, for [`Upstream::start_with_page`], the page.
+#[derive(Clone)]
+struct Echo {
+    records: Records,
+    page: Option<Arc<Page>>,
+}
+
+/// An HTML page served at one path (a browser test's page).
+struct Page {
+    path: String,
+    html: String,
+}
+
 fn lock(records: &Records) -> MutexGuard<'_, Vec<Recorded>> {
     // A test that panicked while holding the lock must not hide what was recorded.
     records.lock().unwrap_or_else(|e| e.into_inner())
@@ -58,8 +71,25 @@ pub struct Upstream {
 impl Upstream {
     /// Binds 127.0.0.1:0 and serves.
     pub async fn start() -> Upstream {
+        Upstream::serve(None).await
+    }
+
+    /// [`Upstream::start`], and `GET path` answers `html` (`text/html; charset=utf-8`); every
+    /// other request is echoed as `text/plain; charset=utf-8`, which a browser shows in a
+    /// frame (the default `application/octet-stream` would start a download instead).
+    /// Requests for the page are recorded too.
+    pub async fn start_with_page(path: &str, html: String) -> Upstream {
+        let path = path.to_string();
+        Upstream::serve(Some(Arc::new(Page { path, html }))).await
+    }
+
+    async fn serve(page: Option<Arc<Page>>) -> Upstream {
         let records: Records = Arc::default();
-        let router = Router::new().fallback(echo).with_state(records.clone());
+        let state = Echo {
+            records: records.clone(),
+            page,
+        };
+        let router = Router::new().fallback(echo).with_state(state);
         let listening = Listening::start("the upstream", |socket| async move {
             let _ = axum::serve(socket, router).await;
         })
@@ -88,7 +118,7 @@ impl Upstream {
     }
 }
 
-async fn echo(State(records): State<Records>, request: Request) -> Response {
+async fn echo(State(Echo { records, page }): State<Echo>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(c) => c.to_bytes().to_vec(),
@@ -131,10 +161,17 @@ async fn echo(State(records): State<Records>, request: Request) -> Response {
     if delay > 0 {
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
+    let (content_type, body) = match page {
+        None => ("application/octet-stream", body),
+        Some(page) if parts.method == "GET" && parts.uri.path() == page.path => {
+            ("text/html; charset=utf-8", page.html.clone().into_bytes())
+        }
+        Some(_) => ("text/plain; charset=utf-8", body),
+    };
     Response::builder()
         .status(status)
         .header("x-upstream", "echo")
-        .header("content-type", "application/octet-stream")
+        .header("content-type", content_type)
         .body(Body::from(body))
         .unwrap_or_default()
 }

