@@ -87,7 +87,7 @@ impl Front {
             .iter()
             .map(|d| {
                 metrics.value(&format!(
-                    "utf8gate_requests_total{{decision=\"{d}\",mode=\"authz\"}}"
+                    "utf8gate_requests_total{{decision=\"{d}\",mode=\"authz\",route=\"default\"}}"
                 ))
             })
             .sum()
