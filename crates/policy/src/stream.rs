@@ -290,8 +290,14 @@ mod tests {
         let utf32be: Vec<u8> = [0, 0, 0xFE, 0xFF, 0, 0, 0, b'a'].to_vec();
         let cases = [
             (utf16, "this is UTF-16LE, not UTF-8 (signature FF FE)"),
-            (utf32be, "this is UTF-32BE, not UTF-8 (signature 00 00 FE FF)"),
-            (b"\xFF\xFE".to_vec(), "this is UTF-16LE, not UTF-8 (signature FF FE)"),
+            (
+                utf32be,
+                "this is UTF-32BE, not UTF-8 (signature 00 00 FE FF)",
+            ),
+            (
+                b"\xFF\xFE".to_vec(),
+                "this is UTF-16LE, not UTF-8 (signature FF FE)",
+            ),
         ];
         for (body, message) in cases {
             let buffered = evaluate_upload(&profile, &head.clone().body(&body)).verdict;

@@ -49,7 +49,11 @@ pub(crate) fn foreign_signature(body: &[u8]) -> Option<(String, String)> {
         return None;
     }
     let name = signature.encoding().to_ascii_uppercase();
-    let hex: Vec<String> = signature.bytes().iter().map(|b| format!("{b:02X}")).collect();
+    let hex: Vec<String> = signature
+        .bytes()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
     let message = format!("this is {name}, not UTF-8 (signature {})", hex.join(" "));
     Some((signature.encoding().to_string(), message))
 }
