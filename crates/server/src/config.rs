@@ -13,6 +13,7 @@ mod env;
 mod error;
 mod layers;
 mod raw;
+mod size;
 mod validate;
 mod values;
 
