@@ -19,7 +19,13 @@ pub struct BodyScan<'p> {
     validator: StreamValidator,
     collector: Collector<'p>,
     location: Location,
+    /// The body's first bytes, held until there are four (the longest signature) or the body
+    /// ends: a UTF-16 or UTF-32 signature makes the body one `foreign_charset`, unread.
     head: Vec<u8>,
+    /// The head has been looked at (and checked, unless the body is foreign).
+    started: bool,
+    /// Bytes after a UTF-16 or UTF-32 signature, counted and not read.
+    foreign: Option<u64>,
     offset: usize,
     /// NUL findings after the validator's decided offset: held back so that findings stay in
     /// offset order when a malformation carried across chunks starts before them (at most the
@@ -39,6 +45,8 @@ impl<'p> BodyScan<'p> {
             collector: Collector::new(profile, b""),
             location: Location::part(Part::Body),
             head: Vec::with_capacity(4),
+            started: false,
+            foreign: None,
             offset: 0,
             pending: Vec::new(),
             decoder: None,
@@ -64,7 +72,7 @@ impl<'p> BodyScan<'p> {
 
     /// Bytes of the body read so far, after its codings.
     pub fn decoded_len(&self) -> u64 {
-        self.offset as u64
+        self.offset as u64 + self.head.len() as u64 + self.foreign.unwrap_or(0)
     }
 
     fn coding_error(&mut self, e: &CodingError) {
@@ -96,22 +104,51 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// Feeds the next chunk of decoded bytes.
+    /// Feeds the next chunk of decoded bytes: held while the head is short, else checked.
     fn feed_decoded(&mut self, chunk: &[u8]) {
-        if self.head.len() < 3 {
-            let take = chunk.len().min(3 - self.head.len());
+        if let Some(skipped) = self.foreign.as_mut() {
+            *skipped += chunk.len() as u64;
+        } else if self.started {
+            self.check(chunk);
+        } else {
+            let take = chunk.len().min(4 - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
-            if self.head.len() == 3 && self.head == utf8gate_codec::UTF8_BOM {
-                let raw = RawFinding::new(
-                    FindingKind::Bom,
-                    0,
-                    &utf8gate_codec::UTF8_BOM,
-                    Fix::Char(0..3),
-                    Some("U+FEFF".into()),
-                    "byte order mark (signature) at the start of a body".into(),
-                );
-                self.collector.add(&self.location, raw, "");
+            if self.head.len() == 4 {
+                self.start(&chunk[take..]);
             }
+        }
+    }
+
+    /// Looks at the head (four bytes, or the whole body if shorter), then checks it and `rest`
+    /// unless a UTF-16 or UTF-32 signature says the body is not UTF-8 (as the buffered
+    /// evaluation reads it).
+    fn start(&mut self, rest: &[u8]) {
+        self.started = true;
+        let head = std::mem::take(&mut self.head);
+        if let Some((_, message)) = crate::layers::body::foreign_signature(&head) {
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            let kind = FindingKind::ForeignCharset;
+            let raw = RawFinding::new(kind, 0, &[], Fix::None, None, message);
+            self.collector.add(&self.location, raw, "");
+            return;
+        }
+        self.check(&head);
+        self.check(rest);
+    }
+
+    /// Checks the next decoded bytes (the first call has the body's first bytes, at least
+    /// three of them unless the body is shorter).
+    fn check(&mut self, chunk: &[u8]) {
+        if self.offset == 0 && chunk.starts_with(&utf8gate_codec::UTF8_BOM) {
+            let raw = RawFinding::new(
+                FindingKind::Bom,
+                0,
+                &utf8gate_codec::UTF8_BOM,
+                Fix::Char(0..3),
+                Some("U+FEFF".into()),
+                "byte order mark (signature) at the start of a body".into(),
+            );
+            self.collector.add(&self.location, raw, "");
         }
         // A vectorized search: a clean chunk costs one fast pass, not a loop over its bytes.
         for i in memchr::memchr_iter(0, chunk) {
@@ -144,6 +181,10 @@ impl<'p> BodyScan<'p> {
                 }
             }
         }
+        if !self.started {
+            self.start(&[]);
+        }
+        let foreign = self.foreign.is_some();
         let BodyScan {
             validator,
             mut collector,
@@ -156,7 +197,9 @@ impl<'p> BodyScan<'p> {
             add_malformation(&mut collector, &location, &m);
         });
         flush_before(&mut collector, &location, &mut pending, usize::MAX);
-        collector.inspected("body", summary.bytes as u64);
+        if !foreign {
+            collector.inspected("body", summary.bytes as u64);
+        }
         // A scan never rewrites: a finding whose action would rewrite stands for a rewrite.
         let would_rewrite = collector.would_rewrite;
         collector.finish(would_rewrite)
@@ -234,6 +277,48 @@ mod tests {
             assert_eq!(v.decision, Decision::Reject, "{coding}");
             assert!(v.kinds().contains(&kind), "{coding}: {:?}", v.kinds());
         }
+    }
+
+    #[test]
+    fn a_utf16_or_utf32_signature_is_one_foreign_charset_streamed_or_buffered() {
+        let profile = Profile::strict();
+        let head = Request::new("POST", b"/").header("Content-Type", b"text/plain");
+        let utf16: Vec<u8> = "\u{FEFF}héllo wörld"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let utf32be: Vec<u8> = [0, 0, 0xFE, 0xFF, 0, 0, 0, b'a'].to_vec();
+        let cases = [
+            (utf16, "this is UTF-16LE, not UTF-8 (signature FF FE)"),
+            (
+                utf32be,
+                "this is UTF-32BE, not UTF-8 (signature 00 00 FE FF)",
+            ),
+            (
+                b"\xFF\xFE".to_vec(),
+                "this is UTF-16LE, not UTF-8 (signature FF FE)",
+            ),
+        ];
+        for (body, message) in cases {
+            let buffered = evaluate_upload(&profile, &head.clone().body(&body)).verdict;
+            assert_eq!(buffered.kinds(), ["foreign_charset"], "{body:02X?}");
+            assert_eq!(buffered.findings[0].message, message);
+            assert_eq!(buffered.decision, Decision::Reject);
+            for size in [1, 3, body.len()] {
+                let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+                for chunk in body.chunks(size) {
+                    scan.feed(chunk);
+                }
+                assert_eq!(scan.decoded_len(), body.len() as u64);
+                let streamed = scan.finish();
+                assert_eq!(streamed, buffered, "chunks of {size}");
+            }
+        }
+        // A binary body of a proxied request is not read at all, signature or not.
+        let png = Request::new("POST", b"/")
+            .header("Content-Type", b"image/png")
+            .body(b"\xFF\xFE\xC0\xAE");
+        assert_eq!(evaluate(&profile, &png).verdict.decision, Decision::Allow);
     }
 
     #[test]

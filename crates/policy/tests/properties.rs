@@ -121,6 +121,8 @@ proptest! {
 
     #[test]
     fn lossy_text_bodies_equal_std(a in text()) {
+        // A UTF-16 or UTF-32 signature makes the body foreign_charset (logged by lossy), unread.
+        prop_assume!(utf8gate_codec::detect_signature(&a).is_none_or(|s| s == utf8gate_codec::Signature::Utf8));
         let original = request(2, &a, b"");
         let e = evaluate(&Profile::lossy(), &original);
         let body = e.sanitized.map_or(original.body.clone(), |r| r.body);

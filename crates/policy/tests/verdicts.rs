@@ -231,7 +231,12 @@ fn every_check_in_its_locations() {
     check_upload(
         &strict,
         post("application/octet-stream", b"\xFF\xFE"),
-        "reject invalid_byte@body:reject+0 invalid_byte@body:reject+1",
+        "reject foreign_charset@body:reject+0",
+    );
+    check_upload(
+        &strict,
+        post("application/octet-stream", b"\xFE\xC0"),
+        "reject invalid_byte@body:reject+0 truncated@body:reject+1",
     );
     check_upload(
         &strict,

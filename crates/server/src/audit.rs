@@ -71,7 +71,7 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
     if !tracing::enabled!(target: "utf8gate::audit", tracing::Level::INFO) {
         return;
     }
-    let duration_ms = seconds * 1000.0;
+    let duration_ms = milliseconds(seconds);
     let Some(writer) = crate::logging::direct_writer() else {
         tracing::info!(
             target: "utf8gate::audit",
@@ -92,6 +92,12 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
     };
     let line = json_line(record, request_id, status, duration_ms, SystemTime::now());
     let _ = std::io::Write::write_all(&mut writer.clone(), &line);
+}
+
+/// `seconds` in milliseconds, rounded to the microsecond (`41.871`, not `41.871452000000005`):
+/// a finer figure is timer noise, and its binary tail only lengthens every line.
+fn milliseconds(seconds: f64) -> f64 {
+    (seconds * 1_000_000.0).round() / 1000.0
 }
 
 /// The JSON line with its newline.
@@ -243,8 +249,15 @@ mod tests {
                     .expect("a time stamp first")
             };
             let (formatted_stamp, formatted_rest) = stamp(&formatted);
+            let rounded = milliseconds(ms / 1000.0);
             let direct =
-                String::from_utf8(json_line(&record, id, status, ms, SystemTime::now())).unwrap();
+                String::from_utf8(json_line(&record, id, status, rounded, SystemTime::now()))
+                    .unwrap();
+            let expected = if status == 200 { "0.25" } else { "41.871" };
+            assert!(
+                direct.contains(&format!("\"duration_ms\":{expected},")),
+                "{direct}"
+            );
             let (direct_stamp, direct_rest) = stamp(&direct);
             assert_eq!(direct_rest, formatted_rest);
             assert_eq!(

@@ -14,6 +14,7 @@ mod error;
 mod layers;
 mod raw;
 mod routes;
+mod size;
 mod validate;
 mod values;
 

@@ -53,7 +53,9 @@ pub fn banner(proxy: &str, api: &str, admin: &str) -> String {
          curl -s -H 'Content-Type: text/plain' --data-binary $'cafe\\xcc\\x81' http://{proxy}/notes\n\n\
          # reject: the overlong '.' of RFC 3629 §10 in a traversal (400 problem+json)\n\
          curl -s 'http://{proxy}/files/%c0%ae%c0%ae/etc/passwd'\n\n\
-         # scan an upload without a proxy\n\
-         curl -s -H 'Content-Type: application/json' --data-binary $'{{\"a\":\"\\xed\\xa0\\xbd\\xed\\xb8\\x80\"}}' http://{api}/v1/scan\n"
+         # scan a JSON upload without a proxy (a CESU-8 pair in a string: reject)\n\
+         curl -s -H 'Content-Type: application/json' --data-binary $'{{\"a\":\"\\xed\\xa0\\xbd\\xed\\xb8\\x80\"}}' http://{api}/v1/scan\n\n\
+         # scan a text file, streamed (-T: curl exits 26 on a missing file; --fail-with-body: 22 on an error status)\n\
+         curl -sS --fail-with-body -X POST -H 'Content-Type: text/plain' -T upload.txt http://{api}/v1/scan\n"
     )
 }

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         Command::Sanitize(args) => cli::sanitize(&args),
         Command::CheckConfig { file } => cli::check_config(&file),
         Command::Serve(args) => runtime(args, false),
-        Command::Demo(args) => runtime(args, true),
+        Command::Demo(args) => runtime(args.into(), true),
     }
 }
 

@@ -10,6 +10,7 @@
 mod admin;
 mod api;
 mod authz;
+mod cli;
 mod fronts;
 mod limits;
 mod proxy;

@@ -17,27 +17,45 @@ pub(crate) fn body(request: &Request, profile: &Profile, scan_binary: bool, out:
     let ct = request
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
-    if let Some(charset) = ct.charset() {
-        if !is_utf8_label(&charset) {
-            out.structural(
-                Part::Body,
-                FindingKind::ForeignCharset,
-                0,
-                format!("declared charset {charset:?} is not UTF-8"),
-            );
-            if let Some(text) = parts::transcoded(profile, &charset, body, Part::Body, out) {
-                // The backend reads the transcoded text: check it under the same type.
-                let mut second = Decomposed::default();
-                typed(&text, &ct, profile, scan_binary, &mut second);
-                out.absorb_check_only(second);
-            }
-            return;
+    let declared = ct.charset().filter(|c| !is_utf8_label(c)).map(|charset| {
+        let message = format!("declared charset {charset:?} is not UTF-8");
+        (charset, message)
+    });
+    let read_as_text = !is_binary(&ct.essence) || scan_binary;
+    // A signature says more than no charset or a UTF-8 one; a binary body has none.
+    let signature = || foreign_signature(body).filter(|_| read_as_text);
+    if let Some((charset, message)) = declared.or_else(signature) {
+        out.structural(Part::Body, FindingKind::ForeignCharset, 0, message);
+        if let Some(text) = parts::transcoded(profile, &charset, body, Part::Body, out) {
+            // The backend reads the transcoded text: check it under the same type.
+            let mut second = Decomposed::default();
+            typed(&text, &ct, profile, scan_binary, &mut second);
+            out.absorb_check_only(second);
         }
+        return;
     }
-    if !is_binary(&ct.essence) || scan_binary {
+    if read_as_text {
         typed(body, &ct, profile, scan_binary, out);
     }
     other_readings(body, &ct, profile, out);
+}
+
+/// The encoding a UTF-16 or UTF-32 signature at the start of `body` announces, and the one
+/// finding's message: such a body is not UTF-8 at all, and reading it as UTF-8 would only
+/// give a malformation per byte pair. Shared with the streamed scan ([`crate::BodyScan`]).
+pub(crate) fn foreign_signature(body: &[u8]) -> Option<(String, String)> {
+    let signature = utf8gate_codec::detect_signature(body)?;
+    if signature == utf8gate_codec::Signature::Utf8 {
+        return None;
+    }
+    let name = signature.encoding().to_ascii_uppercase();
+    let hex: Vec<String> = signature
+        .bytes()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    let message = format!("this is {name}, not UTF-8 (signature {})", hex.join(" "));
+    Some((signature.encoding().to_string(), message))
 }
 
 /// The readings a body gets beyond its declared type: a body with no type, `text/plain` or

@@ -1,6 +1,6 @@
 //! Decoding layers: a request taken apart into fields, each after its own decoding.
 
-mod body;
+pub(crate) mod body;
 pub mod coding;
 mod decomposed;
 pub(crate) mod head;

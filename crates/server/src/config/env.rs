@@ -48,6 +48,11 @@ pub(super) fn read<'a>(
             0..raw.len(),
             DeValue::String(Cow::Borrowed(raw)),
         )),
+        // A size may also be a string with a unit (`10MiB`), read as one by validation.
+        DeValue::Integer(_) if key.ends_with("_bytes") => is(|v| v.is_integer()).or_else(|| {
+            let text = DeValue::String(Cow::Borrowed(raw.trim()));
+            Some(Spanned::new(0..raw.len(), text))
+        }),
         DeValue::Integer(_) => is(|v| v.is_integer()),
         DeValue::Float(_) => is(|v| v.is_integer() || v.is_float()),
         DeValue::Boolean(_) => is(|v| v.is_bool()),

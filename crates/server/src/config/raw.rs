@@ -9,6 +9,8 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::DeTable;
 
+use super::size::RawSize;
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Raw {
@@ -60,9 +62,9 @@ pub(super) struct RawPolicy {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLimits {
-    pub(super) max_header_bytes: Spanned<u64>,
-    pub(super) max_body_bytes: Spanned<u64>,
-    pub(super) max_scan_bytes: Spanned<u64>,
+    pub(super) max_header_bytes: Spanned<RawSize>,
+    pub(super) max_body_bytes: Spanned<RawSize>,
+    pub(super) max_scan_bytes: Spanned<RawSize>,
     pub(super) header_read_timeout_seconds: Spanned<f64>,
     pub(super) request_timeout_seconds: Spanned<f64>,
     pub(super) max_concurrent_requests: Spanned<u64>,

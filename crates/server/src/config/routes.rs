@@ -10,6 +10,7 @@ use utf8gate_policy::{ExclusionSpec, Profile};
 
 use super::error::ConfigError;
 use super::layers::Sources;
+use super::size::RawSize;
 use crate::routes::{Matches, Route, Routes};
 
 /// A `[[route]]` table as written.
@@ -25,7 +26,7 @@ pub(super) struct RawRoute {
     methods: Vec<Spanned<String>>,
     profile: Option<Spanned<String>>,
     mode: Option<Spanned<String>>,
-    max_body_bytes: Option<Spanned<u64>>,
+    max_body_bytes: Option<Spanned<RawSize>>,
     #[serde(default)]
     exclusion: Vec<Spanned<ExclusionSpec>>,
 }
@@ -132,11 +133,14 @@ fn route(
     }
     let max_body_bytes = match &r.max_body_bytes {
         None => defaults.max_body_bytes,
-        Some(v) if (1..=1 << 32).contains(v.get_ref()) => *v.get_ref(),
-        Some(v) => {
-            let message = format!("{} is outside 1..={}", v.get_ref(), 1u64 << 32);
-            return Err(bad("max_body_bytes", v.span(), message));
-        }
+        Some(v) => match v.get_ref().bytes() {
+            Ok(n) if (1..=1 << 32).contains(&n) => n,
+            Ok(n) => {
+                let message = format!("{n} is outside 1..={}", 1u64 << 32);
+                return Err(bad("max_body_bytes", v.span(), message));
+            }
+            Err(message) => return Err(bad("max_body_bytes", v.span(), message)),
+        },
     };
     Ok(Route {
         name: r.name.get_ref().clone(),

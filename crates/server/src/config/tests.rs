@@ -187,3 +187,4 @@ fn max_body_bytes_caps_every_profile_s_decoded_bytes() {
 
 mod profile_limits;
 mod spans;
+mod values;

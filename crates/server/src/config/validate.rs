@@ -14,6 +14,7 @@ use super::error::from_profile;
 use super::layers::Sources;
 use super::raw::Raw;
 use super::routes;
+use super::size::RawSize;
 use super::values::{Config, LogFormat, upstream_authority};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
@@ -26,13 +27,7 @@ pub(super) fn validate(
         sources.about(key, span, message)
     };
     let addr = |key: &str, value: &Spanned<String>| -> Result<SocketAddr, ConfigError> {
-        value.get_ref().parse().map_err(|_| {
-            let message = format!(
-                "{:?} is not a socket address (like 127.0.0.1:8080)",
-                value.get_ref()
-            );
-            bad(key, value.span(), message)
-        })
+        listen_address(value.get_ref()).map_err(|message| bad(key, value.span(), message))
     };
     let limit = |key: &str, v: &Spanned<u64>, min: u64, max: u64| -> Result<u64, ConfigError> {
         let value = *v.get_ref();
@@ -45,6 +40,10 @@ pub(super) fn validate(
                 format!("{value} is outside {min}..={max}"),
             ))
         }
+    };
+    let size = |key: &str, v: &Spanned<RawSize>, min: u64, max: u64| -> Result<u64, ConfigError> {
+        let value = v.get_ref().bytes().map_err(|m| bad(key, v.span(), m))?;
+        limit(key, &Spanned::new(v.span(), value), min, max)
     };
     let seconds = |key: &str, v: &Spanned<f64>, allow_zero: bool| {
         let value = *v.get_ref();
@@ -84,7 +83,7 @@ pub(super) fn validate(
     } else {
         Some(url.trim_end_matches('/').to_string())
     };
-    let max_body_bytes = limit("limits.max_body_bytes", &l.max_body_bytes, 1, 1 << 32)? as usize;
+    let max_body_bytes = size("limits.max_body_bytes", &l.max_body_bytes, 1, 1 << 32)? as usize;
     for (key, status) in [
         ("policy.reject_status", &policy.reject_status),
         ("policy.authz_deny_status", &policy.authz_deny_status),
@@ -165,14 +164,14 @@ pub(super) fn validate(
         routes,
         reject_status: *policy.reject_status.get_ref(),
         authz_deny_status: *policy.authz_deny_status.get_ref(),
-        max_header_bytes: limit(
+        max_header_bytes: size(
             "limits.max_header_bytes",
             &l.max_header_bytes,
             1024,
             1 << 20,
         )? as usize,
         max_body_bytes,
-        max_scan_bytes: limit("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
+        max_scan_bytes: size("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
         header_read_timeout: seconds(
             "limits.header_read_timeout_seconds",
             &l.header_read_timeout_seconds,
@@ -236,4 +235,38 @@ impl Caps {
         );
         l.max_decoded_bytes = l.max_decoded_bytes.min(self.max_body_bytes);
     }
+}
+
+/// A listen address: an IP address and port (`127.0.0.1:8080`, `[::1]:8080`), or a host name
+/// and port (`localhost:8080`) resolved now, once, at start-up. A name that resolves to several
+/// addresses is bound on the first IPv4 one (`localhost` is 127.0.0.1 whatever the order of
+/// `/etc/hosts`), else the first.
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let expected = "is not a socket address (like 127.0.0.1:8080, [::1]:8080 or localhost:8080)";
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err(format!("{text:?} {expected}"));
+    };
+    let is_name = !host.is_empty()
+        && host.len() <= 253
+        && host
+            .split('.')
+            .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let Ok(port) = port.parse::<u16>() else {
+        return Err(format!("{text:?} {expected}"));
+    };
+    if !is_name {
+        return Err(format!("{text:?} {expected}"));
+    }
+    let addrs: Vec<SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .map_err(|e| format!("{host:?} does not resolve: {e}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addrs.first())
+        .copied()
+        .ok_or_else(|| format!("{host:?} resolves to no address"))
 }

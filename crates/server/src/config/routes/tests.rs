@@ -83,7 +83,7 @@ fn route_mistakes_are_refused_where_they_are() {
 /// A valid route list: its profile carries the mode and exclusions, others are untouched.
 #[test]
 fn routes_build_their_profiles() {
-    let text = "[[route]]\nname = \"wiki\"\npaths = [\"/wiki/\"]\nmode = \"monitor\"\n\
+    let text = "[[route]]\nname = \"wiki\"\npaths = [\"/wiki/\"]\nmode = \"monitor\"\nmax_body_bytes = \"64KiB\"\n\
                 [[route.exclusion]]\nkinds = [\"not_nfc\"]\nquery = \"q\"\n";
     let config = load(text).expect("valid");
     let routes = &config.routes;
@@ -91,7 +91,7 @@ fn routes_build_their_profiles() {
     let wiki = &routes.list()[0];
     assert!(wiki.profile.monitor);
     assert_eq!(wiki.profile.exclusions.len(), 1);
-    assert_eq!(wiki.max_body_bytes, config.max_body_bytes as u64);
+    assert_eq!(wiki.max_body_bytes, 64 * 1024);
     let default = routes.default_route();
     assert!(!default.profile.monitor && default.profile.exclusions.is_empty());
     assert_eq!(default.profile.name, "strict");

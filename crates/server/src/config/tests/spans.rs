@@ -88,7 +88,7 @@ fn an_environment_value_s_errors_name_the_variable() {
     assert!(e.message.contains("\"abc\""), "{e}");
     assert_eq!(
         e.to_string(),
-        "UTF8GATE_LIMITS_MAX_BODY_BYTES: invalid number \"abc\" (expected an integer)"
+        "UTF8GATE_LIMITS_MAX_BODY_BYTES: \"abc\" is not a size: a whole number, optionally with a unit (like 1048576, \"64KiB\", \"10MiB\" or \"1GiB\")"
     );
     // Read as a number, refused by validation: still the variable, not the file.
     let file = "[limits]\nmax_body_bytes = 1000\n";
@@ -161,7 +161,7 @@ fn a_flag_s_errors_name_the_flag() {
     let e = load("[listen]\napi_addr = \"127.0.0.1:1\"\n", &[], &o).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--api-addr: \"not-an-address\" is not a socket address (like 127.0.0.1:8080)"
+        "--api-addr: \"not-an-address\" is not a socket address (like 127.0.0.1:8080, [::1]:8080 or localhost:8080)"
     );
     let o = Overrides {
         profile: Some("nope".into()),

@@ -1,0 +1,115 @@
+//! Reading one input of `scan` or `sanitize`: a file or standard input, buffered up to
+//! `max_body_bytes` and evaluated as an upload (as `/v1/scan` evaluates a request body of the
+//! same content type), streamed through the codec checks beyond that.
+
+use std::io::Read;
+
+use utf8gate_policy::{BodyScan, Mode, Profile, Request, Verdict};
+
+/// How many first bytes binary detection looks at (as ripgrep and git do).
+pub(super) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// What reading an input gave.
+pub(super) enum Input {
+    /// A NUL in the first [`BINARY_SNIFF_BYTES`] bytes (and no UTF-16 or UTF-32 signature):
+    /// not read further.
+    Binary,
+    /// The verdict.
+    Scanned(Box<Scanned>),
+}
+
+/// The verdict of an input and, when it was buffered, its bytes and sanitized form.
+pub(super) struct Scanned {
+    /// The verdict.
+    pub(super) verdict: Verdict,
+    /// The input, when it fit `max_body_bytes` (every check ran); `None` when streamed.
+    pub(super) body: Option<Vec<u8>>,
+    /// The sanitized upload, when the decision is to sanitize (buffered inputs only).
+    pub(super) sanitized: Option<Request>,
+}
+
+/// How to read inputs.
+pub(super) struct Reading<'a> {
+    /// The profile.
+    pub(super) profile: &'a Profile,
+    /// Largest input evaluated whole.
+    pub(super) max_body: usize,
+    /// Largest decoded body of a streamed input's codings.
+    pub(super) max_scan: u64,
+    /// Skip binary inputs (no `--binary`, no `--content-type`).
+    pub(super) skip_binary: bool,
+}
+
+fn open(name: &str) -> std::io::Result<Box<dyn Read>> {
+    if name == "-" {
+        Ok(Box::new(std::io::stdin().lock()))
+    } else {
+        Ok(Box::new(std::fs::File::open(name)?))
+    }
+}
+
+/// Reads until `buffer` holds `want` bytes or the input ends; `false` at the end.
+fn fill(reader: &mut Box<dyn Read>, buffer: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    while buffer.len() < want {
+        let n = (&mut *reader)
+            .take((want - buffer.len()) as u64)
+            .read_to_end(buffer)?;
+        if n == 0 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether `head` (an input's first bytes) looks binary: a NUL, and no UTF-16 or UTF-32
+/// signature (whose text is full of NULs, and which the verdict names as one finding).
+pub(super) fn looks_binary(head: &[u8]) -> bool {
+    let signature = utf8gate_codec::detect_signature(head);
+    head.contains(&0) && signature.is_none_or(|s| s == utf8gate_codec::Signature::Utf8)
+}
+
+/// Reads and evaluates the input `name` (`-` for standard input) as `content_type`.
+pub(super) fn evaluate(
+    name: &str,
+    content_type: &str,
+    how: &Reading<'_>,
+) -> std::io::Result<Input> {
+    let mut reader = open(name)?;
+    let mut buffer = Vec::new();
+    let sniff = BINARY_SNIFF_BYTES.min(how.max_body.saturating_add(1));
+    fill(&mut reader, &mut buffer, sniff)?;
+    if how.skip_binary && looks_binary(&buffer[..buffer.len().min(BINARY_SNIFF_BYTES)]) {
+        return Ok(Input::Binary);
+    }
+    let upload = Request::new("POST", b"/")
+        .mode(Mode::Scan)
+        .header("content-type", content_type.as_bytes());
+    if !fill(&mut reader, &mut buffer, how.max_body.saturating_add(1))? {
+        let upload = upload.body(&buffer);
+        let e = utf8gate_policy::evaluate_upload(how.profile, &upload);
+        return Ok(Input::Scanned(Box::new(Scanned {
+            verdict: e.verdict,
+            body: Some(upload.body),
+            sanitized: e.sanitized,
+        })));
+    }
+    // Larger than max_body_bytes: the streamed checks, in bounded memory.
+    let mut scan = BodyScan::for_body_of(how.profile, &upload, how.max_scan);
+    scan.feed(&buffer);
+    let mut chunk = std::mem::take(&mut buffer);
+    chunk.resize(64 * 1024, 0);
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        scan.feed(&chunk[..n]);
+    }
+    Ok(Input::Scanned(Box::new(Scanned {
+        verdict: scan.finish(),
+        body: None,
+        sanitized: None,
+    })))
+}
