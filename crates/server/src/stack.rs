@@ -36,7 +36,7 @@ pub fn proxy(state: &AppState) -> Serves {
     Serves::new(move || {
         ServiceBuilder::new()
             .layer(ids.clone())
-            .layer(ProblemLayer)
+            .layer(ProblemLayer::new(state.config.errors))
             .layer(AuditLayer::new(state.metrics.clone(), |_| {
                 Some(Mode::Proxy)
             }))
@@ -56,7 +56,7 @@ pub fn api(state: &AppState) -> Router {
     let c = &state.config;
     let service = ServiceBuilder::new()
         .layer(RequestIdLayer::default())
-        .layer(ProblemLayer)
+        .layer(ProblemLayer::new(c.errors))
         .layer(AuditLayer::new(state.metrics.clone(), api_mode))
         .layer(InFlightLayer(state.metrics.in_flight().clone()))
         .layer(ErrorsLayer)

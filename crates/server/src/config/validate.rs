@@ -14,6 +14,7 @@ use super::error::from_profile;
 use super::layers::Sources;
 use super::raw::Raw;
 use super::values::{Config, LogFormat, upstream_authority};
+use crate::problem::{Detail, ErrorStyle};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
 pub(super) fn validate(
@@ -137,6 +138,15 @@ pub(super) fn validate(
             return Err(bad("log.format", log.format.span(), message));
         }
     };
+    let errors = &raw.errors;
+    let Some(detail) = Detail::parse(errors.detail.get_ref()) else {
+        let message = format!(
+            "{:?} is not {}",
+            errors.detail.get_ref(),
+            Detail::NAMES.join(" or ")
+        );
+        return Err(bad("errors.detail", errors.detail.span(), message));
+    };
     Ok(Config {
         proxy_addr: addr("listen.proxy_addr", &listen.proxy_addr)?,
         api_addr: addr("listen.api_addr", &listen.api_addr)?,
@@ -193,6 +203,10 @@ pub(super) fn validate(
         log_format,
         log_level: log.level.clone(),
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
+        errors: ErrorStyle {
+            detail,
+            html: errors.html,
+        },
     })
 }
 
