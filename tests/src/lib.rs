@@ -13,6 +13,7 @@
 //! - A raw HTTP/1.1 client over [`tokio::net::TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
+//! - [`parse_html`]: an error page as Python's `html.parser` reads it.
 //!
 //! Every wait is bounded: exchanges have a timeout, polls have a deadline.
 
@@ -38,9 +39,11 @@ pub async fn poll_until(within: Duration, mut check: impl FnMut() -> bool) -> bo
 mod client;
 mod data;
 mod gateway;
+mod html;
 mod upstream;
 
 pub use client::*;
 pub use data::*;
 pub use gateway::*;
+pub use html::*;
 pub use upstream::*;

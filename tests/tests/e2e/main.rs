@@ -10,6 +10,7 @@
 mod admin;
 mod api;
 mod authz;
+mod errors;
 mod limits;
 mod proxy;
 mod readings;

@@ -35,7 +35,11 @@ fn sentence(finding: &Finding, times: u64) -> String {
     if !finding.bytes.is_empty() && shows_bytes(finding.kind) {
         text.push_str(&format!(" (bytes {})", finding.bytes));
     }
-    if let Some(lax) = &finding.lax_scalar {
+    if let Some(lax) = finding
+        .lax_scalar
+        .as_ref()
+        .filter(|_| reads_otherwise(finding.kind))
+    {
         text.push_str(&format!(", which some servers read as {}", read_as(lax)));
     }
     text.push('.');
@@ -106,6 +110,13 @@ fn shows_bytes(kind: FindingKind) -> bool {
         )
 }
 
+/// Whether a lax reader makes something else of the bytes of `kind` (a malformed sequence's
+/// value, a lookalike's ASCII): what it reads is worth saying.
+fn reads_otherwise(kind: FindingKind) -> bool {
+    kind.is_malformed_utf8()
+        || matches!(kind, FindingKind::Lookalike | FindingKind::IisUnicodeEscape)
+}
+
 /// What a finding of `kind` is, after its subject.
 fn what(kind: FindingKind) -> &'static str {
     use FindingKind::*;
@@ -131,7 +142,9 @@ fn what(kind: FindingKind) -> &'static str {
         Lookalike => "contains a character that some servers turn into ASCII syntax",
         Nul => "contains a NUL character",
         Control => "contains a control character",
-        BidiControl => "contains a bidirectional text control (as in Trojan Source)",
+        BidiControl => {
+            "contains a bidirectional text control, which can make text read out of order"
+        }
         Noncharacter => "contains a Unicode noncharacter",
         EscapedSurrogate => "contains a JSON \\u escape of a lone surrogate",
         ForeignCharset => "declares a character set other than UTF-8",
@@ -191,6 +204,11 @@ mod tests {
         assert!(
             unlisted.iter().all(|s| s.starts_with("The request ")),
             "{unlisted:?}"
+        );
+        let bidi = said.iter().find(|s| s.contains("bidirectional"));
+        assert!(
+            bidi.is_some_and(|s| s.ends_with("(bytes E2 80 AE).")),
+            "{said:?}"
         );
         assert_eq!(read_as("U+002E"), "'.'");
         assert_eq!(read_as("U+202E"), "U+202E");
