@@ -53,11 +53,14 @@ json.dump({
 }, sys.stdout)
 "#;
 
+/// A start tag: its name and attributes (names lowercased, values decoded, `None` when bare).
+pub type Element = (String, Vec<(String, Option<String>)>);
+
 /// A page as Python's `html.parser` reads it.
 #[derive(Debug, Clone)]
 pub struct ParsedHtml {
-    /// Every start tag in order: its name and attributes (names lowercased, values decoded).
-    pub elements: Vec<(String, Vec<(String, Option<String>)>)>,
+    /// Every start tag in order.
+    pub elements: Vec<Element>,
     /// The text of each element with an `id`, by id (character references decoded).
     pub ids: BTreeMap<String, String>,
     /// The text of `<body>`, runs of whitespace made one space.

@@ -204,7 +204,7 @@ async fn minimal_detail_answers_type_title_status_and_id_and_keeps_the_audit_lin
     assert_eq!(body["request_id"], HOSTILE_ID);
 
     let page = assert_page(&send(gw.proxy, REJECTED, Some(FIREFOX)).await, 400);
-    assert!(page.ids.get("detail").is_none(), "{:?}", page.ids);
+    assert!(!page.ids.contains_key("detail"), "{:?}", page.ids);
     assert_eq!(
         page.text,
         format!(
