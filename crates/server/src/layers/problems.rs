@@ -64,6 +64,7 @@ where
         let render = Render {
             id: extensions.get::<RequestId>().cloned(),
             style,
+            // Kept whatever the request's style: the response may carry one that allows HTML.
             accept: accept_of(&request),
         };
         OnResponse::new(self.inner.call(request), render)
