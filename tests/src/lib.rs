@@ -15,6 +15,7 @@
 //! - A raw HTTP/1.1 client over [`tokio::net::TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
+//! - [`parse_html`]: an error page as Python's `html.parser` reads it.
 //!
 //! Every wait is bounded: exchanges have a timeout, polls have a deadline.
 
@@ -41,10 +42,12 @@ mod client;
 mod data;
 mod fronts;
 mod gateway;
+mod html;
 mod upstream;
 
 pub use client::*;
 pub use data::*;
 pub use fronts::*;
 pub use gateway::*;
+pub use html::*;
 pub use upstream::*;

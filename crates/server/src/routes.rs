@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use utf8gate_policy::Profile;
 
+use crate::problem::ErrorStyle;
+
 /// Where a route applies; an empty list matches everything.
 #[derive(Debug, Clone, Default)]
 pub struct Matches {
@@ -36,6 +38,8 @@ pub struct Route {
     pub profile: Profile,
     /// Largest body of its requests.
     pub max_body_bytes: u64,
+    /// How its errors are answered (`[route.errors]` over `[errors]`).
+    pub errors: ErrorStyle,
 }
 
 /// The routes of an instance, in order, and its default route.

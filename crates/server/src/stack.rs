@@ -38,7 +38,7 @@ pub fn proxy(state: &AppState) -> Serves {
         ServiceBuilder::new()
             .layer(ids.clone())
             .layer(RouteLayer(state.config.routes.clone()))
-            .layer(ProblemLayer)
+            .layer(ProblemLayer::new(state.config.errors))
             .layer(AuditLayer::new(state.metrics.clone(), |_| {
                 Some(Mode::Proxy)
             }))
@@ -58,7 +58,7 @@ pub fn api(state: &AppState) -> Router {
     let c = &state.config;
     let service = ServiceBuilder::new()
         .layer(RequestIdLayer::default())
-        .layer(ProblemLayer)
+        .layer(ProblemLayer::new(c.errors))
         .layer(AuditLayer::new(state.metrics.clone(), api_mode))
         .layer(InFlightLayer(state.metrics.in_flight().clone()))
         .layer(ErrorsLayer)

@@ -11,6 +11,7 @@ mod admin;
 mod api;
 mod authz;
 mod cli;
+mod errors;
 mod fronts;
 mod limits;
 mod proxy;

@@ -31,6 +31,8 @@ query = "q"
 name = "uploads"
 paths = ["/upload/"]
 max_body_bytes = 16
+[route.errors]
+detail = "minimal"
 "#;
 
 /// The audit line of the request with id `id`.
@@ -139,6 +141,21 @@ async fn routes_match_hosts_and_set_body_limits() {
     assert_eq!(small.status, 200, "{}", small.text());
     let large = exchange(gw.proxy, &request("POST", "/upload/a", text, &[b'a'; 17])).await;
     assert_eq!(large.status, 413, "{}", large.text());
+    let minimal = large.json();
+    let keys: Vec<_> = minimal
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        ["request_id", "status", "title", "type"],
+        "the route's minimal detail"
+    );
+    let other = exchange(gw.proxy, &get("/files/%C0%AE")).await;
+    assert!(
+        other.json()["detail"].is_string(),
+        "the default route's full detail"
+    );
     let elsewhere = exchange(gw.proxy, &request("POST", "/notes", text, &[b'a'; 17])).await;
     assert_eq!(elsewhere.status, 200, "{}", elsewhere.text());
 }

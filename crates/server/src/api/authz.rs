@@ -10,7 +10,7 @@ use utf8gate_policy::{Mode, Request};
 use crate::convert;
 use crate::gate::{Outcome, Use};
 use crate::peer::Peer;
-use crate::problem::Problem;
+use crate::problem::{ErrorStyle, Problem};
 use crate::routes::{Choice, Target};
 use crate::state::AppState;
 
@@ -89,8 +89,21 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
     request
 }
 
-/// The check's answer: 200 unless the gate refuses.
+/// The check's answer: 200 unless the gate refuses; its errors in its route's style.
 async fn decide(state: &AppState, request: Request) -> Result<Response, Problem> {
+    let (answer, style) = check(state, request).await;
+    let mut response = answer.unwrap_or_else(IntoResponse::into_response);
+    if let Some(style) = style {
+        response.extensions_mut().insert(style);
+    }
+    Ok(response)
+}
+
+/// The check under the route of the request it describes, and that route's error style.
+async fn check(
+    state: &AppState,
+    request: Request,
+) -> (Result<Response, Problem>, Option<ErrorStyle>) {
     let target = Target {
         host: request.header_value("host"),
         authority: None,
@@ -103,11 +116,12 @@ async fn decide(state: &AppState, request: Request) -> Result<Response, Problem>
             let status = StatusCode::from_u16(state.config.authz_deny_status);
             let mut problem = crate::proxy::ambiguous(&a, &b);
             problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
-            return Err(problem);
+            return (Err(problem), None);
         }
     };
+    let style = Some(route.errors);
     if request.body.len() as u64 > route.max_body_bytes {
-        return Err(Problem::too_large(route.max_body_bytes));
+        return (Err(Problem::too_large(route.max_body_bytes)), style);
     }
     let passed = state
         .gate
@@ -117,5 +131,5 @@ async fn decide(state: &AppState, request: Request) -> Result<Response, Problem>
         Outcome::Refuse(problem) => problem.into_response(),
         _ => StatusCode::OK.into_response(),
     };
-    Ok(passed.answered(response))
+    (Ok(passed.answered(response)), style)
 }

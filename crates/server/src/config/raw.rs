@@ -21,6 +21,7 @@ pub(super) struct Raw {
     pub(super) limits: RawLimits,
     pub(super) authz: RawAuthz,
     pub(super) log: RawLog,
+    pub(super) errors: RawErrors,
 }
 
 impl Raw {
@@ -85,4 +86,11 @@ pub(super) struct RawLog {
     pub(super) format: Spanned<String>,
     pub(super) level: String,
     pub(super) buffer_lines: Spanned<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawErrors {
+    pub(super) detail: Spanned<String>,
+    pub(super) html: bool,
 }

@@ -11,6 +11,7 @@ use utf8gate_policy::{ExclusionSpec, Profile};
 use super::error::ConfigError;
 use super::layers::Sources;
 use super::size::RawSize;
+use crate::problem::{Detail, ErrorStyle};
 use crate::routes::{Matches, Route, Routes};
 
 /// A `[[route]]` table as written.
@@ -29,6 +30,15 @@ pub(super) struct RawRoute {
     max_body_bytes: Option<Spanned<RawSize>>,
     #[serde(default)]
     exclusion: Vec<Spanned<ExclusionSpec>>,
+    errors: Option<RawRouteErrors>,
+}
+
+/// A `[route.errors]` table: what it sets replaces `[errors]` for the route.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRouteErrors {
+    detail: Option<Spanned<String>>,
+    html: Option<bool>,
 }
 
 /// What routes inherit from the instance.
@@ -39,6 +49,8 @@ pub(super) struct Defaults<'a> {
     pub(super) profile: &'a str,
     /// `limits.max_body_bytes`.
     pub(super) max_body_bytes: u64,
+    /// `[errors]`.
+    pub(super) errors: ErrorStyle,
 }
 
 /// The routes of `raw`, then the default route.
@@ -74,6 +86,7 @@ pub(super) fn build(
         matches: Matches::default(),
         profile: defaults.profiles[defaults.profile].clone(),
         max_body_bytes: defaults.max_body_bytes,
+        errors: defaults.errors,
     };
     Ok(Routes::new(list, default))
 }
@@ -142,7 +155,22 @@ fn route(
             Err(message) => return Err(bad("max_body_bytes", v.span(), message)),
         },
     };
+    let mut errors = defaults.errors;
+    if let Some(e) = &r.errors {
+        if let Some(detail) = &e.detail {
+            errors.detail = Detail::parse(detail.get_ref()).ok_or_else(|| {
+                let message = format!(
+                    "{:?} is not {}",
+                    detail.get_ref(),
+                    Detail::NAMES.join(" or ")
+                );
+                bad("errors.detail", detail.span(), message)
+            })?;
+        }
+        errors.html = e.html.unwrap_or(errors.html);
+    }
     Ok(Route {
+        errors,
         name: r.name.get_ref().clone(),
         matches,
         profile,

@@ -80,6 +80,34 @@ fn errors_name_the_file_and_line() {
 }
 
 #[test]
+fn the_errors_section_sets_the_listeners_error_style() {
+    use crate::problem::{Detail, ErrorStyle};
+    let none = Overrides::default();
+    assert_eq!(Config::default_config().errors, ErrorStyle::default());
+    let c = load(
+        "[errors]\ndetail = \"minimal\"\n",
+        &[("UTF8GATE_ERRORS_HTML", "false")],
+        &none,
+    );
+    let errors = c.map(|c| c.errors).ok();
+    assert_eq!(
+        errors,
+        Some(ErrorStyle {
+            detail: Detail::Minimal,
+            html: false
+        })
+    );
+    let e = load("[errors]\n\ndetail = \"terse\"\n", &[], &none).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(
+        e.message.contains("\"terse\" is not full or minimal"),
+        "{e}"
+    );
+    let e = load("[errors]\nhtml = \"yes\"\n", &[], &none).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+}
+
+#[test]
 fn cidrs() {
     let net = Cidr::parse("127.0.0.0/8").unwrap();
     assert!(net.contains("127.1.2.3".parse().unwrap()));
@@ -123,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 28);
+        assert_eq!(keys, 30);
     }
 }
 

@@ -16,6 +16,7 @@ use super::raw::Raw;
 use super::routes;
 use super::size::RawSize;
 use super::values::{Config, LogFormat, upstream_authority};
+use crate::problem::{Detail, ErrorStyle};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
 pub(super) fn validate(
@@ -125,10 +126,24 @@ pub(super) fn validate(
         let message = format!("unknown profile {profile:?} (known: {})", known.join(", "));
         return Err(bad("policy.profile", policy.profile.span(), message));
     }
+    let errors = &raw.errors;
+    let Some(detail) = Detail::parse(errors.detail.get_ref()) else {
+        let message = format!(
+            "{:?} is not {}",
+            errors.detail.get_ref(),
+            Detail::NAMES.join(" or ")
+        );
+        return Err(bad("errors.detail", errors.detail.span(), message));
+    };
+    let error_style = ErrorStyle {
+        detail,
+        html: errors.html,
+    };
     let defaults = routes::Defaults {
         profiles: &profiles,
         profile: &profile,
         max_body_bytes: max_body_bytes as u64,
+        errors: error_style,
     };
     let routes = routes::build(&raw.route, &defaults, sources)?;
     let proxy_threads = match limit("listen.proxy_threads", &listen.proxy_threads, 0, 1024)? {
@@ -200,6 +215,7 @@ pub(super) fn validate(
         log_format,
         log_level: log.level.clone(),
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
+        errors: error_style,
     })
 }
 

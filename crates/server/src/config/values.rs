@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use utf8gate_policy::Profile;
 
+use crate::problem::ErrorStyle;
+
 use super::cidr::Cidr;
 use crate::routes::Routes;
 
@@ -75,6 +77,8 @@ pub struct Config {
     pub log_level: String,
     /// Log lines queued for the writer thread; more are dropped (and counted), never waited for.
     pub log_buffer_lines: usize,
+    /// How errors are answered by default (`[errors]`): detail, and whether HTML may be served.
+    pub errors: ErrorStyle,
 }
 
 /// The host and port of an upstream URL of the only form the configuration accepts,

@@ -1,23 +1,38 @@
-//! Renders the [`Problem`] a response carries (see `crate::problem`) into its
-//! `application/problem+json` body, with the request's id: the one place both are known.
+//! Renders the [`Problem`] a response carries (see `crate::problem`) into its body, with the
+//! request's id: the one place both are known. The [`ErrorStyle`] is the response's (in its
+//! extensions), else the request's (a route's, inserted before this layer's `call`), else the
+//! listener's; the representation is negotiated from the request's `Accept`.
 
 use std::task::{Context, Poll};
 
-use axum::http::Request;
+use axum::http::{HeaderValue, Request, header};
 use axum::response::Response;
 
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
-use crate::problem::Problem;
+use crate::problem::{ErrorStyle, Format, Problem, negotiate, render_into};
 
-/// Renders problems (inside [`RequestIdLayer`](super::request_id::RequestIdLayer)).
+/// Renders problems (inside [`RequestIdLayer`](super::request_id::RequestIdLayer)) in the
+/// listener's default [`ErrorStyle`] unless the request or the response carries one.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ProblemLayer;
+pub struct ProblemLayer {
+    style: ErrorStyle,
+}
+
+impl ProblemLayer {
+    /// A layer whose default style is `style` (the configuration's `[errors]`).
+    pub fn new(style: ErrorStyle) -> ProblemLayer {
+        ProblemLayer { style }
+    }
+}
 
 impl<S> tower::Layer<S> for ProblemLayer {
     type Service = RenderProblems<S>;
     fn layer(&self, inner: S) -> RenderProblems<S> {
-        RenderProblems { inner }
+        RenderProblems {
+            inner,
+            style: self.style,
+        }
     }
 }
 
@@ -25,6 +40,7 @@ impl<S> tower::Layer<S> for ProblemLayer {
 #[derive(Clone, Debug)]
 pub struct RenderProblems<S> {
     inner: S,
+    style: ErrorStyle,
 }
 
 impl<S, B> tower::Service<Request<B>> for RenderProblems<S>
@@ -40,13 +56,43 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let id = request.extensions().get::<RequestId>().cloned();
-        OnResponse::new(self.inner.call(request), Render(id))
+        let extensions = request.extensions();
+        let style = extensions
+            .get::<ErrorStyle>()
+            .copied()
+            .unwrap_or(self.style);
+        let render = Render {
+            id: extensions.get::<RequestId>().cloned(),
+            style,
+            // Kept whatever the request's style: the response may carry one that allows HTML.
+            accept: accept_of(&request),
+        };
+        OnResponse::new(self.inner.call(request), render)
     }
 }
 
+/// The request's `Accept` field, its lines joined into one list (a shared copy of the bytes
+/// when there is one line, as there nearly always is).
+fn accept_of<B>(request: &Request<B>) -> Option<HeaderValue> {
+    let mut lines = request.headers().get_all(header::ACCEPT).iter();
+    let first = lines.next()?;
+    let Some(second) = lines.next() else {
+        return Some(first.clone());
+    };
+    let mut joined = first.as_bytes().to_vec();
+    for line in std::iter::once(second).chain(lines) {
+        joined.extend_from_slice(b", ");
+        joined.extend_from_slice(line.as_bytes());
+    }
+    HeaderValue::from_bytes(&joined).ok()
+}
+
 /// Renders the response's problem, if it carries one.
-pub struct Render(Option<RequestId>);
+pub struct Render {
+    id: Option<RequestId>,
+    style: ErrorStyle,
+    accept: Option<HeaderValue>,
+}
 
 impl Hook for Render {
     fn on_response(self, response: &mut Response) {
@@ -56,8 +102,17 @@ impl Hook for Render {
             return;
         }
         if let Some(problem) = response.extensions_mut().remove::<Problem>() {
-            let id = self.0.as_ref().map_or("-", RequestId::as_str);
-            crate::problem::render_into(response, problem, id);
+            let style = response.extensions().get::<ErrorStyle>().copied();
+            let style = style.unwrap_or(self.style);
+            let format = match &self.accept {
+                Some(accept) if style.html => negotiate([accept.as_bytes()]),
+                _ => Format::Json,
+            };
+            let id = self.id.as_ref().map_or("-", RequestId::as_str);
+            render_into(response, problem, id, style, format);
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,9 +6,10 @@ use std::task::{Context, Poll};
 
 use axum::http::{Request, header};
 
-use crate::routes::{Routes, Target};
+use crate::routes::{Choice, Routes, Target};
 
-/// Inserts the [`Choice`](crate::routes::Choice) of every request.
+/// Inserts the [`Choice`] of every request, and its route's `ErrorStyle` (which the problem
+/// layer, outside this one, reads).
 #[derive(Clone, Debug)]
 pub struct RouteLayer(pub Routes);
 
@@ -43,6 +44,9 @@ where
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let choice = self.routes.choose(target_of(&request));
+        if let Choice::Route(route) = &choice {
+            request.extensions_mut().insert(route.errors);
+        }
         request.extensions_mut().insert(choice);
         self.inner.call(request)
     }

@@ -13,6 +13,7 @@ fn route(name: &str, hosts: &[&str], paths: &[&str], methods: &[&str]) -> Route 
         },
         profile: Profile::strict(),
         max_body_bytes: 1,
+        errors: crate::problem::ErrorStyle::default(),
     }
 }
 

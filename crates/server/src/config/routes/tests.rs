@@ -72,6 +72,11 @@ fn route_mistakes_are_refused_where_they_are() {
             3,
             "unknown field",
         ),
+        (
+            "[[route]]\nname = \"a\"\n[route.errors]\ndetail = \"terse\"\n",
+            4,
+            "full or minimal",
+        ),
     ];
     for (text, line, words) in cases {
         let e = load(text).expect_err(text);
