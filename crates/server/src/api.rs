@@ -1,5 +1,5 @@
 //! The API listener's routes: `/v1/scan`, `/v1/sanitize`, the authorization checks
-//! ([`authz`]) and `/openapi.json`. Each handler is an adaptor: what it takes from the request
+//! ([`authz`]), `/openapi.json` and, when enabled, the explain page ([`explain`]). Each handler is an adaptor: what it takes from the request
 //! ([`upload`]), the gate's outcome, and how that outcome is answered.
 
 use axum::Router;
@@ -14,6 +14,7 @@ use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
 
 pub mod authz;
+pub mod explain;
 pub mod upload;
 
 /// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
@@ -24,7 +25,11 @@ pub fn router(state: AppState) -> Router {
     // The document depends only on the configuration: built once, served as is.
     let names: Vec<&str> = state.config.profiles.keys().map(String::as_str).collect();
     let document = bytes::Bytes::from(openapi_document(&names));
-    Router::new()
+    let router = match state.config.explain {
+        true => explain::routes(Router::new()),
+        false => Router::new(),
+    };
+    router
         .route("/v1/scan", post(scan))
         .route("/v1/sanitize", post(sanitize))
         .route("/authz/envoy", any(authz::envoy))
@@ -68,13 +73,18 @@ pub fn openapi_document(profiles: &[&str]) -> String {
 
 /// `POST /v1/scan`: the verdict for the body. Text and octet-stream bodies are validated as
 /// they stream in: up to `max_body_bytes` they get every check; beyond that, the streaming
-/// checks (codec, signature, NUL) run in bounded memory up to `max_scan_bytes`.
+/// checks (codec, signature, NUL) run in bounded memory up to `max_scan_bytes`. With
+/// `explain=true`, the body is a text to explain ([`explain::scan`]).
 async fn scan(
     State(state): State<AppState>,
     choice: ProfileParam,
+    explained: explain::ExplainParam,
     request: Request,
 ) -> Result<Response, Problem> {
     let profile = choice.of(&state)?;
+    if let Some(class) = explained.class() {
+        return explain::scan(&state, profile, class, request).await;
+    }
     let (parts, body) = request.into_parts();
     let body = if upload::streamable(&parts.headers) {
         upload::stream(&state, profile, &parts.headers, body).await?

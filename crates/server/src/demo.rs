@@ -1,4 +1,5 @@
-//! The demo: a built-in echo upstream, so the gateway can be tried with curl in a minute.
+//! The demo: a built-in echo upstream, so the gateway can be tried with curl in a minute, and
+//! the explain page turned on.
 
 use axum::Router;
 use axum::body::Bytes;
@@ -46,7 +47,10 @@ async fn echo(request: Request) -> impl IntoResponse {
 pub fn banner(proxy: &str, api: &str, admin: &str) -> String {
     format!(
         "utf8gate demo: proxy on http://{proxy} in front of a built-in echo upstream\n\
-         api on http://{api}, metrics on http://{admin}/metrics. Try:\n\n\
+         api on http://{api}, metrics on http://{admin}/metrics.\n\n\
+         Explain page (paste text, see every finding): http://{api}/explain\n\
+         An overlong traversal, explained: http://{api}/explain#text=%C0%AE%C0%AE/etc/passwd\n\n\
+         Try:\n\n\
          # allow: valid UTF-8 goes through unchanged\n\
          curl -s 'http://{proxy}/hello?name=Gr%C3%BC%C3%9Fe'\n\n\
          # sanitize: a decomposed 'e + U+0301' is forwarded in NFC (see the echoed body)\n\

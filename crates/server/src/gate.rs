@@ -160,6 +160,21 @@ impl Gate {
         }
     }
 
+    /// A scan of `upload` that keeps the sanitized upload too (`/v1/scan?explain=true`):
+    /// counted and recorded as a scan, its outcome the verdict; the sanitized upload is the
+    /// one `/v1/sanitize` would answer with (`None`: nothing was rewritten).
+    pub async fn explain(&self, profile: &Profile, upload: Request) -> (Passed, Option<Request>) {
+        let (evaluation, request) = evaluate(profile, Use::Scan, upload).await;
+        let verdict = evaluation.verdict;
+        let passed = Passed {
+            record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
+            decision: verdict.decision,
+            outcome: Outcome::Report(verdict),
+            request,
+        };
+        (passed, evaluation.sanitized)
+    }
+
     /// Records the verdict's metrics; its audit record, naming `profile`.
     fn record(
         &self,

@@ -75,6 +75,7 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         };
         let addr = echo.local_addr().map(|a| a.to_string()).unwrap_or_default();
         config.upstream = Some(format!("http://{addr}"));
+        config.explain = true;
         listeners.push(echo);
     }
     // The policy's tables are built before the listeners open, not by the first request.

@@ -19,6 +19,7 @@ pub(super) struct Raw {
     pub(super) upstream: RawUpstream,
     pub(super) policy: RawPolicy,
     pub(super) limits: RawLimits,
+    pub(super) explain: RawExplain,
     pub(super) authz: RawAuthz,
     pub(super) log: RawLog,
     pub(super) errors: RawErrors,
@@ -72,6 +73,13 @@ pub(super) struct RawLimits {
     pub(super) shutdown_grace_seconds: Spanned<f64>,
     pub(super) max_json_depth: Spanned<u64>,
     pub(super) max_multipart_parts: Spanned<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawExplain {
+    pub(super) enabled: bool,
+    pub(super) max_text_bytes: Spanned<RawSize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

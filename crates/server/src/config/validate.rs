@@ -208,6 +208,13 @@ pub(super) fn validate(
             &l.shutdown_grace_seconds,
             true,
         )?,
+        explain: raw.explain.enabled,
+        explain_max_text_bytes: size(
+            "explain.max_text_bytes",
+            &raw.explain.max_text_bytes,
+            1,
+            16 << 20,
+        )? as usize,
         trusted_peers: cidrs("authz.trusted_peers", &raw.authz.trusted_peers)?,
         trusted_proxies: cidrs("listen.trusted_proxies", &listen.trusted_proxies)?,
         refuse_untrusted_path_overrides: listen.refuse_untrusted_path_overrides,

@@ -61,6 +61,10 @@ pub struct Config {
     pub max_concurrent_requests: usize,
     /// Drain time on shutdown.
     pub shutdown_grace: Duration,
+    /// Serve the explain page, `GET /explain` (`[explain] enabled`).
+    pub explain: bool,
+    /// Largest text `/v1/scan?explain=true` accepts.
+    pub explain_max_text_bytes: usize,
     /// Peers trusted by `/authz/forward`.
     pub trusted_peers: Vec<Cidr>,
     /// Peers of the proxy listener whose forwarding headers (`X-Forwarded-*`, `Forwarded`)
