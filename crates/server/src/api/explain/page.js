@@ -1,5 +1,5 @@
 // utf8gate's explain page. Sends the input's bytes to /v1/scan?explain=true and shows the
-// answer. Untrusted text only ever enters the page through textContent (never innerHTML);
+// answer. Untrusted text only ever enters the page through textContent, never as markup;
 // invisible and direction-changing characters and bytes that are not UTF-8 are shown as
 // their code points or hex, so the page cannot be made to read differently from what it is.
 "use strict";
