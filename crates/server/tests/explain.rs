@@ -62,16 +62,25 @@ async fn the_page_its_script_and_style_are_served_with_a_strict_policy() {
         assert_eq!(headers["content-type"], media_type, "{path}");
         assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
         let csp = headers["content-security-policy"].to_str().unwrap();
-        assert!(csp.starts_with("default-src 'none'; script-src 'self';"), "{csp}");
+        assert!(
+            csp.starts_with("default-src 'none'; script-src 'self';"),
+            "{csp}"
+        );
         assert!(!csp.contains("unsafe"), "{csp}");
         let text = String::from_utf8(body).unwrap();
         // No inline script or style for the policy to allow; no markup from strings.
-        assert!(!text.contains("innerHTML") && !text.contains("<style"), "{path}");
+        assert!(
+            !text.contains("innerHTML") && !text.contains("<style"),
+            "{path}"
+        );
         if path == "/explain" {
             assert_eq!(text.matches("<script").count(), 1);
             assert!(text.contains("<script src=\"/explain/page.js\" defer></script>"));
             for id in ["text", "file", "profile", "location"] {
-                assert!(text.contains(&format!("<label for=\"{id}\">")), "label {id}");
+                assert!(
+                    text.contains(&format!("<label for=\"{id}\">")),
+                    "label {id}"
+                );
             }
         }
     }
@@ -94,11 +103,20 @@ async fn the_default_scan_answer_is_unchanged_and_explain_adds_one_key() {
     assert_eq!(e["text_base64"], base64(text));
     let marks = e["marks"].as_array().unwrap();
     assert_eq!(marks.len(), 2, "{e}");
-    assert_eq!((marks[0]["start"].as_u64(), marks[0]["end"].as_u64()), (Some(2), Some(4)));
+    assert_eq!(
+        (marks[0]["start"].as_u64(), marks[0]["end"].as_u64()),
+        (Some(2), Some(4))
+    );
     assert_eq!(marks[0]["window_start"], 0);
-    assert_eq!(marks[0]["window_hex"], "2E 2E C0 AE C0 AE 2F 65 74 63 2F 70");
+    assert_eq!(
+        marks[0]["window_hex"],
+        "2E 2E C0 AE C0 AE 2F 65 74 63 2F 70"
+    );
     let first = &v["findings"][marks[0]["finding"].as_u64().unwrap() as usize];
-    assert_eq!((first["kind"].as_str(), first["lax_scalar"].as_str()), (Some("overlong"), Some("U+002E")));
+    assert_eq!(
+        (first["kind"].as_str(), first["lax_scalar"].as_str()),
+        (Some("overlong"), Some("U+002E"))
+    );
     let sanitized = "..\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}/etc/passwd";
     assert_eq!(e["sanitized_base64"], base64(sanitized.as_bytes()));
 }
@@ -114,7 +132,10 @@ async fn each_location_class_marks_the_text_and_a_rejection_has_no_sanitized_tex
         assert_eq!(v["explain"]["location"], class);
         let marks = v["explain"]["marks"].as_array().unwrap();
         assert_eq!(marks.len(), 1, "{class}: {v}");
-        assert_eq!((marks[0]["start"].as_u64(), marks[0]["end"].as_u64()), (Some(1), Some(7)));
+        assert_eq!(
+            (marks[0]["start"].as_u64(), marks[0]["end"].as_u64()),
+            (Some(1), Some(7))
+        );
         let finding = &v["findings"][marks[0]["finding"].as_u64().unwrap() as usize];
         assert_eq!(finding["kind"], "cesu8_pair", "{class}");
         assert_eq!(finding["bytes"], "ED A0 BD ED B8 80");

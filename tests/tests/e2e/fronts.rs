@@ -1,7 +1,7 @@
 //! Real front proxies and a real browser in front of utf8gate, each a child process on
 //! loopback: Traefik (ForwardAuth with the shipped `deploy/traefik/dynamic.yml`), HAProxy (in
 //! front of the proxy listener, `option forwardfor`) and headless Chromium (forms submitted
-//! through the proxy listener).
+//! through the proxy listener; the explain page of the API listener, `explain_page`).
 //!
 //! Each test is skipped when its tool is missing (a line on stderr says so), unless CI's
 //! `REQUIRE_TRAEFIK=1`, `REQUIRE_HAPROXY=1` or `REQUIRE_CHROMIUM=1` is set: `.ci/run`
@@ -9,5 +9,6 @@
 //! through `$TRAEFIK_BIN`).
 
 mod chromium;
+mod explain_page;
 mod haproxy;
 mod traefik;

@@ -39,7 +39,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> 
     };
     router
         .route("/explain", serve("text/html; charset=utf-8", PAGE))
-        .route("/explain/page.js", serve("text/javascript; charset=utf-8", SCRIPT))
+        .route(
+            "/explain/page.js",
+            serve("text/javascript; charset=utf-8", SCRIPT),
+        )
         .route("/explain/page.css", serve("text/css; charset=utf-8", STYLE))
 }
 
@@ -122,7 +125,10 @@ pub async fn scan(
         return Err(Problem::new(ProblemKind::BadBody, detail));
     }
     let text = read_whole(body, state.config.explain_max_text_bytes).await?;
-    let (passed, sanitized) = state.gate.explain(profile, wrap::upload(class, &text)).await;
+    let (passed, sanitized) = state
+        .gate
+        .explain(profile, wrap::upload(class, &text))
+        .await;
     let Outcome::Report(verdict) = &passed.outcome else {
         return Ok(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };

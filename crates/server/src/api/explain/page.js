@@ -200,7 +200,21 @@ function diff(a, b) {
     }
   }
   ops.push(["=", a.slice(a.length - s)]);
-  return ops;
+  // Deletions before insertions, each change one run.
+  const merged = [];
+  for (const [op, run] of ops) {
+    if (run.length === 0) continue;
+    const last = merged[merged.length - 1];
+    if (op !== "=" && last && last[0] !== "=") {
+      const ins = merged[merged.length - 1][0] === "+" ? merged.pop() : ["+", []];
+      const del = merged.length && merged[merged.length - 1][0] === "-" ? merged.pop() : ["-", []];
+      const into = op === "-" ? del : ins;
+      into[1] = into[1].concat(run);
+      merged.push(del, ins);
+    } else if (last && last[0] === op) last[1] = last[1].concat(run);
+    else merged.push([op, run]);
+  }
+  return merged;
 }
 
 function renderSanitized(bytes, data) {

@@ -143,7 +143,10 @@ pub fn marks(class: Class, text: &[u8], findings: &[Finding]) -> Vec<Mark> {
         .enumerate()
         .filter(|(_, f)| in_text(f) && f.length > 0)
         .filter_map(|(finding, f)| {
-            let end = f.offset.checked_add(f.length).filter(|&e| e <= text.len())?;
+            let end = f
+                .offset
+                .checked_add(f.length)
+                .filter(|&e| e <= text.len())?;
             let window_start = f.offset.saturating_sub(WINDOW_BYTES);
             let window_end = (end + WINDOW_BYTES).min(text.len());
             Some(Mark {
@@ -220,7 +223,11 @@ mod tests {
                 let body = upload(class, valid).body;
                 assert_eq!(text_of(class, &body).as_deref(), Some(valid));
             } else {
-                assert_eq!(text_of(class, &body).as_deref(), Some(&text[..]), "{class:?}");
+                assert_eq!(
+                    text_of(class, &body).as_deref(),
+                    Some(&text[..]),
+                    "{class:?}"
+                );
             }
         }
         assert_eq!(text_of(Class::Form, b"text=%C"), None);
@@ -237,7 +244,10 @@ mod tests {
             assert_eq!(marks.len(), 1, "{class:?}: {verdict:?}");
             let m = &marks[0];
             assert_eq!((m.start, m.end, m.window_start), (10, 12, 2), "{class:?}");
-            assert_eq!(m.window_hex, "32 33 34 35 36 37 38 39 C0 AE 61 62 63 64 65 66 67 68");
+            assert_eq!(
+                m.window_hex,
+                "32 33 34 35 36 37 38 39 C0 AE 61 62 63 64 65 66 67 68"
+            );
             assert_eq!(verdict.findings[m.finding].kind, FindingKind::Overlong);
         }
     }
