@@ -3,7 +3,7 @@
 //! page submits to `/v1/scan?explain=true` by itself; `--dump-dom` prints the page once its
 //! virtual time budget is spent. The test reads the highlights, the hex view, the lax
 //! readings and the sanitized text in that DOM, for an overlong traversal, a CESU-8 pair and
-//! a clean text, and takes a screenshot into the CI log folder (`$UTF8GATE_CI_LOGS`, else
+//! a clean text, and takes a screenshot into the CI log folder (`$CI_LOGS_DIR`, else
 //! `target/ci-logs/`), checked to be a PNG.
 
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ fn text_of(dom: &str, tag: &str, id: &str) -> String {
 
 /// The folder CI keeps its logs in.
 fn ci_logs() -> PathBuf {
-    std::env::var_os("UTF8GATE_CI_LOGS")
+    std::env::var_os("CI_LOGS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ci-logs"))
 }
