@@ -200,7 +200,9 @@ impl IdentitySpec {
             target,
             kind: self.kind,
             action: self.action.unwrap_or(self.kind.default_action()),
-            restriction: self.restriction.unwrap_or(Restriction::ModeratelyRestrictive),
+            restriction: self
+                .restriction
+                .unwrap_or(Restriction::ModeratelyRestrictive),
             max_bytes,
         })
     }

@@ -285,7 +285,9 @@ impl Profile {
             let kind = FindingKind::from_name(&name)
                 .ok_or_else(|| err(format!("unknown finding kind {name:?}")))?;
             if kind.is_identity() {
-                return Err(err(format!("{name}: an [[identity]] table sets its action")));
+                return Err(err(format!(
+                    "{name}: an [[identity]] table sets its action"
+                )));
             }
             let mut rule = profile
                 .rules

@@ -40,11 +40,19 @@ pub(crate) fn check(
             text.len(),
             identity.max_bytes
         );
-        findings.push(whole(FindingKind::IdentityDisallowed, text, secret, message));
+        findings.push(whole(
+            FindingKind::IdentityDisallowed,
+            text,
+            secret,
+            message,
+        ));
         return Some((findings, report));
     }
     let (profile, enforced) = match kind {
-        IdentityKind::Username => ("UsernameCasePreserved", UsernameCasePreserved::enforce(text)),
+        IdentityKind::Username => (
+            "UsernameCasePreserved",
+            UsernameCasePreserved::enforce(text),
+        ),
         IdentityKind::Nickname => ("Nickname", Nickname::enforce(text)),
         IdentityKind::Opaque => ("OpaqueString", OpaqueString::enforce(text)),
     };
@@ -123,9 +131,11 @@ fn case_collision(text: &str, key: &str) -> Option<RawFinding> {
     }
     let (at, c) = text
         .char_indices()
-        .find(|&(_, c)| c != 'ς' && {
-            let lower: String = c.to_lowercase().collect();
-            lower.to_uppercase().to_lowercase() != lower
+        .find(|&(_, c)| {
+            c != 'ς' && {
+                let lower: String = c.to_lowercase().collect();
+                lower.to_uppercase().to_lowercase() != lower
+            }
         })
         .unwrap_or((0, text.chars().next().unwrap_or(' ')));
     let upper: String = c.to_uppercase().collect();

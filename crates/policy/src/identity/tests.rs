@@ -132,7 +132,10 @@ fn cve_cases_are_caught() {
     assert_eq!((f.offset, f.bytes.as_str()), (1, "C4 B1"));
     assert_eq!(f.lax_scalar.as_deref(), Some("mike@example.org"));
     let v = verdict(IdentityKind::Username, "pаypal");
-    let f = v.findings.iter().find(|f| f.kind.as_str() == "mixed_script");
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.kind.as_str() == "mixed_script");
     let f = f.expect("mixed_script");
     assert!(f.message.contains("Latin, Cyrillic"), "{}", f.message);
     assert_eq!((f.offset, f.bytes.as_str()), (1, "D0 B0"));
@@ -213,7 +216,10 @@ fn actions_rewrite_reject_and_log() {
     assert_eq!(e.verdict.findings[0].action, crate::Action::Rewrite);
     let sanitized = e.sanitized.expect("sanitized");
     assert_eq!(sanitized.query.as_deref(), Some(&b"u=mike"[..]));
-    assert_eq!(evaluate(&rewrite, &sanitized).verdict.decision, Decision::Allow);
+    assert_eq!(
+        evaluate(&rewrite, &sanitized).verdict.decision,
+        Decision::Allow
+    );
     let e = evaluate(&rewrite, &request("pаypal"));
     assert_eq!(e.verdict.decision, Decision::Reject);
     let log = profile(IdentityKind::Username, Some(IdentityAction::Log));
@@ -232,7 +238,10 @@ fn configuration_is_checked() {
     let toml = "name = \"x\"\n[[identity]]\nform = \"user\"\nkind = \"username\"\n";
     let p = Profile::from_toml(toml, "t").expect("valid");
     assert_eq!(p.identities[0].action, IdentityAction::Reject);
-    assert_eq!(p.identities[0].restriction, Restriction::ModeratelyRestrictive);
+    assert_eq!(
+        p.identities[0].restriction,
+        Restriction::ModeratelyRestrictive
+    );
     for (bad, says) in [
         ("[[identity]]\nkind = \"username\"\n", "needs one selector"),
         (
@@ -240,12 +249,18 @@ fn configuration_is_checked() {
             "one selector, not",
         ),
         ("[[identity]]\npath = \"/\"\nkind = \"username\"\n", "path"),
-        ("[[identity]]\njson = \"a\"\nkind = \"opaque\"\n", "never match"),
+        (
+            "[[identity]]\njson = \"a\"\nkind = \"opaque\"\n",
+            "never match",
+        ),
         (
             "[[identity]]\nform = \"a\"\nkind = \"opaque\"\nmax_bytes = 0\n",
             "max_bytes",
         ),
-        ("[actions.mixed_script]\ndefault = \"log\"\n", "[[identity]]"),
+        (
+            "[actions.mixed_script]\ndefault = \"log\"\n",
+            "[[identity]]",
+        ),
     ] {
         let text = format!("name = \"x\"\n{bad}");
         let err = Profile::from_toml(&text, "t").expect_err(bad).to_string();
