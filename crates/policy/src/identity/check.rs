@@ -96,7 +96,7 @@ pub(crate) fn check(
         findings.push(RawFinding::new(
             FindingKind::MixedScript,
             at,
-            text[at..end].as_bytes(),
+            &text.as_bytes()[at..end],
             Fix::None,
             None,
             message,
@@ -147,7 +147,7 @@ fn case_collision(text: &str, key: &str) -> Option<RawFinding> {
     Some(RawFinding::new(
         FindingKind::IdentityCaseCollision,
         at,
-        text[at..end].as_bytes(),
+        &text.as_bytes()[at..end],
         Fix::None,
         Some(round),
         message,
@@ -238,7 +238,7 @@ fn disallowed(profile: &str, text: &str, secret: bool, error: &PrecisError) -> R
     let mut finding = RawFinding::new(
         FindingKind::IdentityDisallowed,
         at,
-        text[at..end].as_bytes(),
+        &text.as_bytes()[at..end],
         Fix::None,
         None,
         message,
