@@ -225,9 +225,9 @@ fn disallowed(profile: &str, text: &str, secret: bool, error: &PrecisError) -> R
         let message = format!("{profile} refuses this value: {why}");
         return whole(FindingKind::IdentityDisallowed, text, secret, message);
     };
-    let at = text
-        .char_indices()
-        .nth(info.position)
+    // `position` counts characters of the mapped string: find the code point itself first.
+    let at = (text.char_indices().find(|&(_, c)| c as u32 == info.cp))
+        .or_else(|| text.char_indices().nth(info.position))
         .map_or(0, |(at, _)| at);
     let message = format!(
         "{profile} refuses U+{:04X}: {} (RFC 8264 §8, §9)",

@@ -131,6 +131,14 @@ fn cve_cases_are_caught() {
     let f = &v.findings[0];
     assert_eq!((f.offset, f.bytes.as_str()), (1, "C4 B1"));
     assert_eq!(f.lax_scalar.as_deref(), Some("mike@example.org"));
+    // A refused code point is located in the value as sent (fullwidth letters before it are
+    // mapped, not counted differently).
+    let v = verdict(IdentityKind::Username, "ｍｉ\u{17F}e");
+    let f = &v.findings[0];
+    assert_eq!(
+        (f.kind.as_str(), f.offset, f.bytes.as_str()),
+        ("identity_disallowed", 6, "C5 BF")
+    );
     let v = verdict(IdentityKind::Username, "pаypal");
     let f = v
         .findings
