@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
+use crate::identity::{Identity, IdentityReport};
 use crate::location::Location;
 use crate::profile::Profile;
 use crate::verdict::{Decision, Verdict};
@@ -24,6 +25,7 @@ pub(crate) struct Collector<'p> {
     pub(crate) normalized: bool,
     bytes_inspected: u64,
     bytes_by_location: BTreeMap<String, u64>,
+    identities: Vec<IdentityReport>,
 }
 
 impl<'p> Collector<'p> {
@@ -40,6 +42,7 @@ impl<'p> Collector<'p> {
             normalized: false,
             bytes_inspected: 0,
             bytes_by_location: BTreeMap::new(),
+            identities: Vec::new(),
         }
     }
 
@@ -55,10 +58,30 @@ impl<'p> Collector<'p> {
         }
     }
 
-    /// The action the profile gives `kind` at `location`: its rule's, unless one of its
-    /// exclusions exempts it there.
+    /// The identity of the profile that names the field at `location`, if one does (the
+    /// first in order).
+    pub(crate) fn identity(&self, location: &Location) -> Option<&'p Identity> {
+        let profile: &'p Profile = self.profile;
+        profile
+            .identities
+            .iter()
+            .find(|i| i.matches(location, self.path))
+    }
+
+    /// Lists an identity field's report, up to the cap on findings.
+    pub(crate) fn identity_report(&mut self, report: IdentityReport) {
+        if self.identities.len() < self.profile.limits.max_findings {
+            self.identities.push(report);
+        }
+    }
+
+    /// The action the profile gives `kind` at `location`: its rule's (an identity kind: the
+    /// identity's), unless one of its exclusions exempts it there.
     pub(crate) fn action(&self, kind: FindingKind, location: &Location) -> Action {
-        let action = self.profile.action(kind, location.part);
+        let action = match self.identity(location) {
+            Some(identity) if kind.is_identity() => identity.action_for(kind),
+            _ => self.profile.action(kind, location.part),
+        };
         crate::exclusion::apply(&self.profile.exclusions, kind, location, self.path, action)
     }
 
@@ -122,6 +145,7 @@ impl<'p> Collector<'p> {
             normalized: self.normalized,
             bytes_inspected: self.bytes_inspected,
             bytes_by_location: self.bytes_by_location,
+            identities: self.identities,
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::checks::{self, CheckOptions};
 use crate::collect::Collector;
 use crate::field::Field;
 use crate::finding::{Action, Fix};
+use crate::identity::check as identity;
 use crate::layers;
 use crate::profile::Profile;
 use crate::request::Request;
@@ -87,6 +88,7 @@ fn check_and_rewrite(
     verdict: &mut Collector,
 ) -> Option<Vec<u8>> {
     let part = field.location.part;
+    let identity = verdict.identity(&field.location);
     let mut raws = field.layer_findings.clone();
     raws.extend(checks::check_field(
         part,
@@ -94,6 +96,12 @@ fn check_and_rewrite(
         field.at_body_start,
         options,
     ));
+    if let Some((found, report)) =
+        identity.and_then(|i| identity::check(i, &field.location, &field.bytes))
+    {
+        raws.extend(found);
+        verdict.identity_report(report);
+    }
     raws.sort_by_key(|r| r.offset);
     let with_actions: Vec<_> = raws
         .into_iter()
@@ -118,7 +126,12 @@ fn check_and_rewrite(
     // Every check runs again on the rewritten bytes: normalization must not create what the
     // checks forbid (NFC maps U+037E to ';'), and a second pass must find nothing to rewrite.
     for round in 0..MAX_REWRITE_ROUNDS {
-        let again: Vec<_> = checks::check_field(part, &bytes, field.at_body_start, options)
+        let mut found = checks::check_field(part, &bytes, field.at_body_start, options);
+        if let Some((more, _)) = identity.and_then(|i| identity::check(i, &field.location, &bytes))
+        {
+            found.extend(more);
+        }
+        let again: Vec<_> = found
             .into_iter()
             .map(|r| {
                 let action = verdict.action(r.kind, &field.location);

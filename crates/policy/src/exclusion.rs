@@ -95,6 +95,29 @@ impl Target {
         "path",
     ];
 
+    /// The one target among `selectors` (configuration key, value if set), or why there is not
+    /// one: none set, or several. `what` names the table in the message ("an exclusion").
+    pub fn one_of<const N: usize>(
+        selectors: [(&str, Option<String>); N],
+        what: &str,
+    ) -> Result<Target, String> {
+        let mut targets = selectors
+            .into_iter()
+            .filter_map(|(key, value)| value.and_then(|v| Target::from_key(key, v)));
+        match (targets.next(), targets.next()) {
+            (Some(t), None) => Ok(t),
+            (None, _) => Err(format!(
+                "{what} needs one selector: {}",
+                Target::KEYS.join(", ")
+            )),
+            (Some(a), Some(b)) => Err(format!(
+                "{what} has one selector, not {} and {}",
+                a.key(),
+                b.key()
+            )),
+        }
+    }
+
     /// `true` if a finding at `location` of a request with path `path` is at this target.
     pub fn matches(&self, location: &Location, path: &[u8]) -> bool {
         let name = location.name.as_deref();
@@ -250,25 +273,7 @@ impl ExclusionSpec {
             ("multipart", self.multipart),
             ("path", self.path),
         ];
-        let mut targets = selectors
-            .into_iter()
-            .filter_map(|(key, value)| value.and_then(|v| Target::from_key(key, v)));
-        let target = match (targets.next(), targets.next()) {
-            (Some(t), None) => t,
-            (None, _) => {
-                return Err(format!(
-                    "an exclusion needs one selector: {}",
-                    Target::KEYS.join(", ")
-                ));
-            }
-            (Some(a), Some(b)) => {
-                return Err(format!(
-                    "an exclusion has one selector, not {} and {}",
-                    a.key(),
-                    b.key()
-                ));
-            }
-        };
+        let target = Target::one_of(selectors, "an exclusion")?;
         let mut kinds = Vec::new();
         for name in &self.kinds {
             if name == "*" {

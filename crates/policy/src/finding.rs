@@ -120,6 +120,19 @@ kinds! {
     CorruptCoding = "corrupt_coding", High, "RFC 9110 §8.4.1; RFC 1950; RFC 1951; RFC 1952; RFC 7932";
     /// A multipart part with a `Content-Transfer-Encoding` other than 7bit, 8bit or binary.
     TransferEncodedPart = "transfer_encoded_part", High, "RFC 7578 §4.7; RFC 2045 §6";
+    /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
+    /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
+    IdentityNotEnforced = "identity_not_enforced", Medium, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2";
+    /// An identity field its PRECIS profile refuses: a disallowed code point (controls,
+    /// symbols, compatibility characters such as U+017F), an empty value, the bidi rule.
+    IdentityDisallowed = "identity_disallowed", High, "RFC 8264 §8, §9; RFC 5893 §2";
+    /// An identity field that another string matches under case-insensitive comparison with
+    /// full case mapping (`ı` and `I`, `ß` and `SS`): upper-casing it then lower-casing it
+    /// gives another string.
+    IdentityCaseCollision = "identity_case_collision", High, "CVE-2019-19844; Unicode §5.18; RFC 8265 §3.3.1";
+    /// An identity field above its configured UTS #39 restriction level (`pаypal` with a
+    /// Cyrillic `а`): the scripts are named.
+    MixedScript = "mixed_script", High, "UTS #39 §5.2";
 }
 
 impl FindingKind {
@@ -160,6 +173,16 @@ impl FindingKind {
         )
     }
 
+    /// `true` for the kinds of identity fields (`[[identity]]`): their action is the identity
+    /// table's, never a profile rule's.
+    pub fn is_identity(self) -> bool {
+        use FindingKind::*;
+        matches!(
+            self,
+            IdentityNotEnforced | IdentityDisallowed | IdentityCaseCollision | MixedScript
+        )
+    }
+
     /// Parses a name produced by [`FindingKind::as_str`].
     pub fn from_name(name: &str) -> Option<FindingKind> {
         FindingKind::ALL
@@ -176,6 +199,7 @@ impl FindingKind {
             Cesu8Pair => &[Reject, Replace, Strip, Repair, Log],
             k if k.is_malformed_utf8() => &[Reject, Replace, Strip, Log],
             NotNfc => &[Reject, Normalize, Log],
+            IdentityNotEnforced => &[Reject, Rewrite, Log],
             Bom | MisplacedBom | Nul | Control | BidiControl | Noncharacter => {
                 &[Reject, Replace, Strip, Log]
             }
@@ -221,6 +245,9 @@ pub enum Action {
     Repair,
     /// Rewrite the field in NFC.
     Normalize,
+    /// Rewrite an identity field to its PRECIS profile's enforced form (opt-in per
+    /// `[[identity]]`).
+    Rewrite,
     /// Report only.
     Log,
     /// Exempted by an exclusion at its location: reported only, and counted apart. Never a
@@ -233,7 +260,7 @@ impl Action {
     pub fn rewrites(self) -> bool {
         matches!(
             self,
-            Action::Replace | Action::Strip | Action::Repair | Action::Normalize
+            Action::Replace | Action::Strip | Action::Repair | Action::Normalize | Action::Rewrite
         )
     }
 
@@ -245,6 +272,7 @@ impl Action {
             Action::Strip => "strip",
             Action::Repair => "repair",
             Action::Normalize => "normalize",
+            Action::Rewrite => "rewrite",
             Action::Log => "log",
             Action::Excluded => "excluded",
         }
@@ -292,6 +320,8 @@ pub(crate) enum Fix {
     Char(Range<usize>),
     /// The whole field: normalize to NFC.
     Normalize,
+    /// The whole field: replace by an identity profile's enforced form.
+    Enforce(String),
 }
 
 /// A finding before its action is chosen.
@@ -339,34 +369,4 @@ pub(crate) fn hex_bytes(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_unique_and_round_trip_through_serde() {
-        let mut names: Vec<_> = FindingKind::ALL.iter().map(|k| k.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), FindingKind::ALL.len());
-        for &kind in FindingKind::ALL {
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{}\"", kind.as_str()));
-            assert_eq!(FindingKind::from_name(kind.as_str()), Some(kind));
-            assert!(kind.allowed_actions().contains(&Action::Reject));
-            assert!(kind.allowed_actions().contains(&Action::Log));
-        }
-    }
-
-    #[test]
-    fn every_codec_kind_maps_to_its_own_finding_kind() {
-        for kind in MalformedKind::ALL {
-            assert_eq!(FindingKind::from_malformed(kind).as_str(), kind.as_str());
-        }
-    }
-
-    #[test]
-    fn hex_is_capped() {
-        assert_eq!(hex_bytes(&[0xC0, 0xAE]), "C0 AE");
-        assert_eq!(hex_bytes(&[0; 20]).split(' ').count(), 17);
-    }
-}
+mod tests;

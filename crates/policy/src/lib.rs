@@ -29,6 +29,7 @@ mod evaluate;
 mod exclusion;
 mod field;
 mod finding;
+mod identity;
 mod layers;
 mod location;
 mod percent_lax;
@@ -42,6 +43,9 @@ pub use checks::lookalike::Table as LookalikeTable;
 pub use evaluate::{Evaluation, evaluate, evaluate_upload};
 pub use exclusion::{Exclusion, ExclusionSpec, Target};
 pub use finding::{Action, Finding, FindingKind, Severity};
+pub use identity::{
+    Identity, IdentityAction, IdentityKind, IdentityReport, IdentitySpec, Restriction,
+};
 pub use layers::coding;
 pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};

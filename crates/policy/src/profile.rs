@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::checks::lookalike::Table;
 use crate::exclusion::{Exclusion, ExclusionSpec};
 use crate::finding::{Action, FindingKind};
+use crate::identity::{Identity, IdentitySpec};
 use crate::location::{LocationClass, Part};
 
 mod error;
@@ -103,6 +104,8 @@ pub struct Profile {
     pub readings: Readings,
     /// Findings exempted at named places, reported as `excluded`.
     pub exclusions: Vec<Exclusion>,
+    /// Identity fields: values held to a PRECIS profile and a UTS #39 restriction level.
+    pub identities: Vec<Identity>,
     rules: BTreeMap<FindingKind, Rule>,
 }
 
@@ -171,6 +174,7 @@ impl Profile {
             limits: Limits::default(),
             readings: Readings::default(),
             exclusions: Vec::new(),
+            identities: Vec::new(),
             rules,
         }
     }
@@ -280,6 +284,11 @@ impl Profile {
             };
             let kind = FindingKind::from_name(&name)
                 .ok_or_else(|| err(format!("unknown finding kind {name:?}")))?;
+            if kind.is_identity() {
+                return Err(err(format!(
+                    "{name}: an [[identity]] table sets its action"
+                )));
+            }
             let mut rule = profile
                 .rules
                 .get(&kind)
@@ -310,6 +319,15 @@ impl Profile {
                 message,
             })?;
             profile.exclusions.push(exclusion);
+        }
+        for (n, spec) in raw.identity.into_iter().enumerate() {
+            let identity = spec.build().map_err(|message| ProfileError {
+                source: source.to_string(),
+                line: nth_line_of(text, "[[identity]]", n),
+                column: 1,
+                message,
+            })?;
+            profile.identities.push(identity);
         }
         let l = &profile.limits;
         if l.max_findings == 0 || l.max_json_depth == 0 || l.max_expansion_ratio == 0 {
@@ -344,6 +362,8 @@ struct RawProfile {
     actions: BTreeMap<String, RawRule>,
     #[serde(default)]
     exclusion: Vec<ExclusionSpec>,
+    #[serde(default)]
+    identity: Vec<IdentitySpec>,
 }
 
 #[derive(Deserialize)]

@@ -12,6 +12,7 @@ use crate::request::Request;
 pub(crate) fn apply(bytes: &[u8], findings: &[(RawFinding, Action)]) -> (Vec<u8>, bool) {
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
     let mut normalize = false;
+    let mut enforced = None;
     for (finding, action) in findings {
         match (&finding.fix, action) {
             (Fix::Malformed { range, .. }, Action::Replace) => {
@@ -38,6 +39,7 @@ pub(crate) fn apply(bytes: &[u8], findings: &[(RawFinding, Action)]) -> (Vec<u8>
                 edits.push((range.clone(), "\u{FFFD}".as_bytes().to_vec()))
             }
             (Fix::Normalize, Action::Normalize) => normalize = true,
+            (Fix::Enforce(form), Action::Rewrite) => enforced = Some(form),
             _ => {}
         }
     }
@@ -55,6 +57,10 @@ pub(crate) fn apply(bytes: &[u8], findings: &[(RawFinding, Action)]) -> (Vec<u8>
     out.extend_from_slice(&bytes[at..]);
     if normalize {
         out = to_nfc_bytes(&out);
+    }
+    // An identity's enforced form (NFC already) replaces the whole field.
+    if let Some(form) = enforced {
+        out = form.as_bytes().to_vec();
     }
     (out, normalize)
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Finding;
+use crate::identity::IdentityReport;
 
 /// What happens to the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,6 +53,10 @@ pub struct Verdict {
     /// The same, by location class (`path`, `query`, `header`, `form`, `json`, `multipart`,
     /// `body`).
     pub bytes_by_location: BTreeMap<String, u64>,
+    /// Every identity field (`[[identity]]`) with its comparison form and skeleton, at most
+    /// `max_findings`; absent when the profile names none (old clients see no change).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identities: Vec<IdentityReport>,
 }
 
 impl Verdict {

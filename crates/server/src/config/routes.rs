@@ -1,12 +1,12 @@
 //! `[[route]]` tables into [`Routes`]: each route's profile built once (its base profile with
-//! the route's mode and exclusions), names checked for use as metric labels, and routes that
+//! the route's mode, exclusions and identity fields), names checked for use as metric labels, and routes that
 //! can never match refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use toml::Spanned;
-use utf8gate_policy::{ExclusionSpec, Profile};
+use utf8gate_policy::{ExclusionSpec, IdentitySpec, Profile};
 
 use super::error::ConfigError;
 use super::layers::Sources;
@@ -30,6 +30,8 @@ pub(super) struct RawRoute {
     max_body_bytes: Option<Spanned<RawSize>>,
     #[serde(default)]
     exclusion: Vec<Spanned<ExclusionSpec>>,
+    #[serde(default)]
+    identity: Vec<Spanned<IdentitySpec>>,
     errors: Option<RawRouteErrors>,
 }
 
@@ -143,6 +145,11 @@ fn route(
             })
             .map_err(|m| bad("exclusion", spec.span(), m))?;
         profile.exclusions.push(exclusion);
+    }
+    for spec in &r.identity {
+        let identity =
+            (spec.get_ref().clone().build()).map_err(|m| bad("identity", spec.span(), m))?;
+        profile.identities.push(identity);
     }
     let max_body_bytes = match &r.max_body_bytes {
         None => defaults.max_body_bytes,

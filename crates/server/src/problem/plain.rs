@@ -157,6 +157,16 @@ fn what(kind: FindingKind) -> &'static str {
         UnsupportedCoding => "uses a content or transfer coding utf8gate does not decode",
         CorruptCoding => "has a compressed body that does not decompress",
         TransferEncodedPart => "has a multipart part with a transfer encoding",
+        IdentityNotEnforced => {
+            "has an identity field (a username, a nickname) not in its enforced PRECIS form"
+        }
+        IdentityDisallowed => "has an identity field with a character its PRECIS profile refuses",
+        IdentityCaseCollision => {
+            "has an identity field that compares equal to another one when case is ignored"
+        }
+        MixedScript => {
+            "has an identity field that mixes scripts (a homograph such as a Cyrillic a in a Latin name)"
+        }
         _ => "has a problem utf8gate refuses",
     }
 }

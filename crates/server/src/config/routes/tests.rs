@@ -68,6 +68,16 @@ fn route_mistakes_are_refused_where_they_are() {
             "cannot be excluded",
         ),
         (
+            "[[route]]\nname = \"a\"\n[[route.identity]]\nkind = \"username\"\n",
+            3,
+            "needs one selector",
+        ),
+        (
+            "[[route]]\nname = \"a\"\n[[route.identity]]\nheader = \"x y\"\nkind = \"nickname\"\n",
+            3,
+            "can never match",
+        ),
+        (
             "[[route]]\nname = \"a\"\nwhere = \"/\"\n",
             3,
             "unknown field",
@@ -89,16 +99,24 @@ fn route_mistakes_are_refused_where_they_are() {
 #[test]
 fn routes_build_their_profiles() {
     let text = "[[route]]\nname = \"wiki\"\npaths = [\"/wiki/\"]\nmode = \"monitor\"\nmax_body_bytes = \"64KiB\"\n\
-                [[route.exclusion]]\nkinds = [\"not_nfc\"]\nquery = \"q\"\n";
+                [[route.exclusion]]\nkinds = [\"not_nfc\"]\nquery = \"q\"\n\
+                [[route.identity]]\nform = \"user\"\nkind = \"username\"\naction = \"rewrite\"\n";
     let config = load(text).expect("valid");
     let routes = &config.routes;
     assert_eq!(routes.list().len(), 1);
     let wiki = &routes.list()[0];
     assert!(wiki.profile.monitor);
     assert_eq!(wiki.profile.exclusions.len(), 1);
+    let identity = &wiki.profile.identities[0];
+    assert_eq!(identity.action, utf8gate_policy::IdentityAction::Rewrite);
+    assert_eq!(
+        identity.target,
+        utf8gate_policy::Target::Form("user".into())
+    );
     assert_eq!(wiki.max_body_bytes, 64 * 1024);
     let default = routes.default_route();
     assert!(!default.profile.monitor && default.profile.exclusions.is_empty());
+    assert!(default.profile.identities.is_empty());
     assert_eq!(default.profile.name, "strict");
     let target = Target {
         host: None,
