@@ -49,6 +49,8 @@ pub struct Gateway {
     pub api: SocketAddr,
     /// The admin listener (`/metrics`, `/healthz`, `/readyz`).
     pub admin: SocketAddr,
+    /// The gRPC `ext_authz` listener, when the configuration sets `listen.grpc_authz_addr`.
+    pub grpc_authz: Option<SocketAddr>,
     child: Child,
     logs: Arc<Mutex<Vec<Vec<u8>>>>,
     config_file: PathBuf,
@@ -125,7 +127,9 @@ impl Gateway {
             }
         });
 
-        let wanted = if upstream.is_some() { 3 } else { 2 };
+        // A configuration that turns the gRPC check on (any address) adds its listener.
+        let grpc = toml.contains("grpc_authz_addr = \"1");
+        let wanted = 2 + usize::from(upstream.is_some()) + usize::from(grpc);
         let mut bound = BTreeMap::new();
         let deadline = tokio::time::Instant::now() + START_TIMEOUT;
         while bound.len() < wanted {
@@ -156,6 +160,7 @@ impl Gateway {
             proxy,
             api: bound["api"],
             admin: bound["admin"],
+            grpc_authz: bound.get("grpc_authz").copied(),
             child,
             logs,
             config_file,

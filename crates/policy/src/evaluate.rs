@@ -3,9 +3,10 @@
 use crate::checks::{self, CheckOptions};
 use crate::collect::Collector;
 use crate::field::Field;
-use crate::finding::{Action, Fix};
+use crate::finding::{Action, FindingKind, Fix, RawFinding};
 use crate::identity::check as identity;
 use crate::layers;
+use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
 use crate::rewrite;
@@ -60,6 +61,9 @@ fn evaluate_with(
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");
     }
+    if request.string_fields_only {
+        verdict.add(&Location::part(Part::Header), blind(), "");
+    }
     let mut edits = Vec::new();
     for field in &decomposed.fields {
         let class = field.location.part.class().as_str();
@@ -78,6 +82,20 @@ fn evaluate_with(
         sanitized: sanitized.filter(|_| verdict.decision == Decision::Sanitize && verdict.enforced),
         verdict,
     }
+}
+
+/// The finding of a request known only through string fields.
+fn blind() -> RawFinding {
+    let message = "the proxy sent string fields only (no raw bytes): invalid UTF-8 may have been \
+                   replaced before it could be checked";
+    RawFinding::new(
+        FindingKind::StringFieldsOnly,
+        0,
+        b"",
+        Fix::None,
+        None,
+        message.to_string(),
+    )
 }
 
 /// Checks one field and records its findings; returns the rewritten bytes if any action

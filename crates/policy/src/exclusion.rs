@@ -196,7 +196,9 @@ impl Exclusion {
         !(kind.is_reading()
             || matches!(
                 kind,
-                FindingKind::LimitExceeded | FindingKind::MalformedBody
+                FindingKind::LimitExceeded
+                    | FindingKind::MalformedBody
+                    | FindingKind::StringFieldsOnly
             ))
     }
 

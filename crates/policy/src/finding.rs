@@ -133,6 +133,11 @@ kinds! {
     /// An identity field above its configured UTS #39 restriction level (`pаypal` with a
     /// Cyrillic `а`): the scripts are named.
     MixedScript = "mixed_script", High, "UTS #39 §5.2";
+    /// The request was described by a proxy in string fields only (Envoy's gRPC `ext_authz`
+    /// without `encode_raw_headers` or `pack_as_bytes`): invalid UTF-8 may already have been
+    /// replaced before utf8gate saw it, so the checks ran blind. Set by the server
+    /// ([`Request::string_fields_only`](crate::Request::string_fields_only)).
+    StringFieldsOnly = "string_fields_only", High, "CVE-2024-23324; envoyproxy/envoy#9822, #27386";
 }
 
 impl FindingKind {

@@ -200,7 +200,7 @@ impl Profile {
         for &kind in FindingKind::ALL {
             let action = match kind {
                 k if k.is_malformed_utf8() => Replace,
-                FindingKind::LimitExceeded => Reject,
+                FindingKind::LimitExceeded | FindingKind::StringFieldsOnly => Reject,
                 // Two readings of one request are not text to repair.
                 k if k.is_reading() => Reject,
                 _ => Log,

@@ -42,6 +42,10 @@ pub struct Request {
     pub headers: Vec<(String, Vec<u8>)>,
     /// The body.
     pub body: Vec<u8>,
+    /// `true` when the proxy that described the request sent its bytes only as strings it may
+    /// have rewritten (Envoy's gRPC `ext_authz` without raw fields): the evaluation reports
+    /// `string_fields_only` at the headers, whose action the profile chooses.
+    pub string_fields_only: bool,
 }
 
 impl Request {
@@ -58,6 +62,7 @@ impl Request {
             query,
             headers: Vec::new(),
             body: Vec::new(),
+            string_fields_only: false,
         }
     }
 

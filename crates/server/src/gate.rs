@@ -76,6 +76,12 @@ impl Passed {
         response
     }
 
+    /// What to do and the audit record, for a listener that writes the audit line itself
+    /// (the gRPC check, which has no HTTP response to carry it).
+    pub fn into_parts(self) -> (Outcome, AuditRecord) {
+        (self.outcome, self.record)
+    }
+
     /// [`audited`](Self::audited), with `utf8gate-decision` set (API and authz answers).
     pub fn answered(self, mut response: Response) -> Response {
         let decision = HeaderValue::from_static(self.decision.as_str());

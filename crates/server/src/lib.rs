@@ -2,7 +2,8 @@
 //!
 //! Three listeners share one [`AppState`]: the *proxy* (every request evaluated, then forwarded
 //! or rejected), the *api* (scan, sanitize, Envoy and nginx/Traefik authorization checks) and
-//! the *admin* (`/metrics`, `/healthz`, `/readyz`). Each is one tower stack ([`stack`]) around
+//! the *admin* (`/metrics`, `/healthz`, `/readyz`); a fourth, off by default, serves Envoy's
+//! gRPC check ([`grpc`]). Each is one tower stack ([`stack`]) around
 //! thin adaptors of one [`gate`]. The same binary scans files from the command line. `main.rs`
 //! only parses arguments; everything else is here so that tests can build the stacks and
 //! drive them without sockets.
@@ -17,6 +18,7 @@ pub mod config;
 pub mod convert;
 pub mod demo;
 pub mod gate;
+pub mod grpc;
 pub mod layers;
 pub mod logging;
 pub mod metrics;
@@ -98,6 +100,23 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     for l in &listeners {
         tracing::info!(listener = l.name, addr = %l.local_addr().map(|a| a.to_string()).unwrap_or_default(), profile = c.profile.as_str(), "listening");
     }
+    // The gRPC check has a listener of its own (HTTP/2, tonic), stopped with the others.
+    let (stop_grpc, stopped) = tokio::sync::watch::channel(false);
+    let grpc = match c.grpc_authz_addr {
+        None => None,
+        Some(addr) => match tokio::net::TcpListener::bind(addr).await {
+            Ok(socket) => {
+                let addr = socket
+                    .local_addr()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default();
+                tracing::info!(listener = "grpc_authz", addr = %addr, profile = c.profile.as_str(), "listening");
+                let serving = grpc::serve(state.clone(), socket, stopped, c.shutdown_grace);
+                Some(tokio::spawn(serving))
+            }
+            Err(e) => return bind_failed("grpc_authz", e),
+        },
+    };
     if demo {
         eprintln!(
             "{}",
@@ -113,9 +132,15 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         c.max_header_bytes,
         c.header_read_timeout,
         c.shutdown_grace,
-        serve::signal(),
+        async move {
+            serve::signal().await;
+            let _ = stop_grpc.send(true);
+        },
     )
     .await;
+    if let Some(grpc) = grpc {
+        let _ = grpc.await;
+    }
     ExitCode::SUCCESS
 }
 

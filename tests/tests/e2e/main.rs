@@ -13,6 +13,7 @@ mod authz;
 mod cli;
 mod errors;
 mod fronts;
+mod grpc_authz;
 mod identity;
 mod limits;
 mod proxy;

@@ -2,16 +2,18 @@
 //! nginx `auth_request` and Traefik ForwardAuth. A verdict is never a 5xx: allow is 200,
 //! deny is `authz_deny_status` (403) with problem+json.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{Mode, Request};
 
 use crate::convert;
-use crate::gate::{Outcome, Use};
+use crate::gate::{Outcome, Passed, Use};
 use crate::peer::Peer;
 use crate::problem::{ErrorStyle, Problem};
-use crate::routes::{Choice, Target};
+use crate::routes::{Choice, Route, Target};
 use crate::state::AppState;
 
 use super::upload::Whole;
@@ -41,7 +43,7 @@ pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Resp
 
 /// A body Envoy cut at `max_request_bytes`: the cut may split a character and a structure, so
 /// the incomplete tail is dropped and the rest is checked as text.
-fn partial_body(request: &mut Request) {
+pub fn partial_body(request: &mut Request) {
     if let Err(e) = utf8gate_codec::validate(&request.body) {
         if e.error_len().is_none() {
             request.body.truncate(e.valid_up_to());
@@ -104,6 +106,31 @@ async fn check(
     state: &AppState,
     request: Request,
 ) -> (Result<Response, Problem>, Option<ErrorStyle>) {
+    match judge(state, request).await {
+        Judged::Refused(problem, route) => (Err(problem), route.map(|r| r.errors)),
+        Judged::Passed(mut passed, route) => {
+            let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
+                Outcome::Refuse(problem) => problem.into_response(),
+                _ => StatusCode::OK.into_response(),
+            };
+            (Ok(passed.answered(response)), Some(route.errors))
+        }
+    }
+}
+
+/// What a check came to, before it becomes an HTTP or a gRPC answer.
+pub enum Judged {
+    /// The gate's answer under the request's route.
+    Passed(Box<Passed>, Arc<Route>),
+    /// Refused before the gate (an ambiguous route, a body over the route's limit), with the
+    /// route when one was chosen.
+    Refused(Problem, Option<Arc<Route>>),
+}
+
+/// Chooses the route of the request a check describes and passes it through the gate: the one
+/// decision of every authorization check (HTTP `ext_authz`, `auth_request`, ForwardAuth and
+/// gRPC `ext_authz`).
+pub async fn judge(state: &AppState, request: Request) -> Judged {
     let target = Target {
         host: request.header_value("host"),
         authority: None,
@@ -116,20 +143,14 @@ async fn check(
             let status = StatusCode::from_u16(state.config.authz_deny_status);
             let mut problem = crate::proxy::ambiguous(&a, &b);
             problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
-            return (Err(problem), None);
+            return Judged::Refused(problem, None);
         }
     };
-    let style = Some(route.errors);
     if request.body.len() as u64 > route.max_body_bytes {
-        return (Err(Problem::too_large(route.max_body_bytes)), style);
+        return Judged::Refused(Problem::too_large(route.max_body_bytes), Some(route));
     }
     let passed = state
         .gate
         .pass(&route.profile, Some(&route), Use::Authz, request);
-    let mut passed = passed.await;
-    let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
-        Outcome::Refuse(problem) => problem.into_response(),
-        _ => StatusCode::OK.into_response(),
-    };
-    (Ok(passed.answered(response)), style)
+    Judged::Passed(Box::new(passed.await), route)
 }

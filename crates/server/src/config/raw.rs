@@ -38,6 +38,7 @@ pub(super) struct RawListen {
     pub(super) proxy_addr: Spanned<String>,
     pub(super) api_addr: Spanned<String>,
     pub(super) admin_addr: Spanned<String>,
+    pub(super) grpc_authz_addr: Spanned<String>,
     pub(super) proxy_threads: Spanned<u64>,
     pub(super) trusted_proxies: Vec<Spanned<String>>,
     pub(super) refuse_untrusted_path_overrides: bool,

@@ -162,6 +162,10 @@ pub(super) fn validate(
         proxy_addr: addr("listen.proxy_addr", &listen.proxy_addr)?,
         api_addr: addr("listen.api_addr", &listen.api_addr)?,
         admin_addr: addr("listen.admin_addr", &listen.admin_addr)?,
+        grpc_authz_addr: match listen.grpc_authz_addr.get_ref().is_empty() {
+            true => None,
+            false => Some(addr("listen.grpc_authz_addr", &listen.grpc_authz_addr)?),
+        },
         proxy_threads,
         upstream: upstream_url,
         connect_timeout: seconds(

@@ -29,6 +29,8 @@ pub struct Config {
     pub api_addr: SocketAddr,
     /// Admin listener address.
     pub admin_addr: SocketAddr,
+    /// Envoy gRPC `ext_authz` listener address, if enabled.
+    pub grpc_authz_addr: Option<SocketAddr>,
     /// Threads serving the proxy listener (at least 1).
     pub proxy_threads: usize,
     /// Upstream base URL (`http://host:port`), if proxying.

@@ -167,6 +167,9 @@ fn what(kind: FindingKind) -> &'static str {
         MixedScript => {
             "has an identity field that mixes scripts (a homograph such as a Cyrillic a in a Latin name)"
         }
+        StringFieldsOnly => {
+            "was described by the proxy in string fields only, which may hide invalid bytes"
+        }
         _ => "has a problem utf8gate refuses",
     }
 }

@@ -1,0 +1,135 @@
+//! Envoy `ext_authz` over gRPC: `envoy.service.auth.v3.Authorization/Check` served with tonic
+//! on its own listener (`listen.grpc_authz_addr`). The request is read from the raw-bytes
+//! fields (`header_map` raw values, `raw_body`) and judged exactly as the HTTP checks are
+//! (`api::authz::judge`); a request Envoy sent as string fields only carries
+//! `string_fields_only`, which the profile rejects or logs. The types come from `envoy-types`.
+
+use std::time::{Duration, Instant};
+
+use envoy_types::ext_authz::v3::pb::{
+    Authorization, AuthorizationServer, CheckRequest, CheckResponse,
+};
+use tokio::net::TcpListener;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use utf8gate_policy::Mode;
+
+use crate::api::authz::{Judged, judge};
+use crate::layers::request_id::RequestIds;
+use crate::state::AppState;
+
+mod answer;
+mod described;
+
+/// The `Authorization` service of a state.
+#[derive(Clone)]
+pub struct ExtAuthz {
+    state: AppState,
+    ids: std::sync::Arc<RequestIds>,
+}
+
+impl ExtAuthz {
+    /// The service judging checks with `state`'s gate.
+    pub fn new(state: AppState) -> ExtAuthz {
+        ExtAuthz {
+            state,
+            ids: std::sync::Arc::new(RequestIds::new()),
+        }
+    }
+
+    /// The answer to one check, its metrics recorded and its audit line written.
+    pub async fn answer(&self, check: CheckRequest) -> Result<CheckResponse, tonic::Status> {
+        let started = Instant::now();
+        let described = described::request(check)?;
+        let id = self.ids.of(&described.id_headers);
+        let judged = judge(&self.state, described.request).await;
+        let seconds = || started.elapsed().as_secs_f64();
+        let metrics = &self.state.metrics;
+        Ok(match judged {
+            Judged::Refused(problem, route) => {
+                let style = route
+                    .as_ref()
+                    .map_or(self.state.config.errors, |r| r.errors);
+                let route_name = route.as_ref().map_or("", |r| r.name.as_str());
+                metrics.record_refused(Mode::Authz, route_name, seconds());
+                answer::denied(problem, id.as_str(), style).await
+            }
+            Judged::Passed(mut passed, route) => {
+                let received = std::mem::take(&mut passed.request);
+                let (outcome, record) = passed.into_parts();
+                let (response, status) =
+                    answer::of_outcome(outcome, &received, id.as_str(), route.errors).await;
+                let seconds = seconds();
+                metrics.observe(record.mode, seconds);
+                crate::audit::write(&record, id.as_str(), status, seconds);
+                response
+            }
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Authorization for ExtAuthz {
+    async fn check(
+        &self,
+        request: tonic::Request<CheckRequest>,
+    ) -> Result<tonic::Response<CheckResponse>, tonic::Status> {
+        self.answer(request.into_inner())
+            .await
+            .map(tonic::Response::new)
+    }
+}
+
+/// Serves the gRPC check on `socket` (HTTP/2 cleartext) until `stop` turns true, then drains
+/// in-flight checks for at most `grace`. The concurrency budget, load shedding and timeout are
+/// the API listener's.
+pub async fn serve(
+    state: AppState,
+    socket: TcpListener,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    grace: Duration,
+) {
+    let c = &state.config;
+    // A check carries the request's head and (buffered) body.
+    let max_message = (c.max_body_bytes)
+        .saturating_add(c.max_header_bytes.saturating_mul(2))
+        .saturating_add(64 * 1024);
+    let service = AuthorizationServer::new(ExtAuthz::new(state.clone()))
+        .max_decoding_message_size(max_message);
+    let limits = tower::ServiceBuilder::new()
+        .load_shed()
+        .layer(GlobalConcurrencyLimitLayer::new(c.max_concurrent_requests))
+        .into_inner();
+    let incoming = tonic::transport::server::TcpIncoming::from(socket).with_nodelay(Some(true));
+    let (drain_tx, drain_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tonic::transport::Server::builder()
+        .timeout(c.request_timeout)
+        .http2_max_header_list_size(u32::try_from(c.max_header_bytes).unwrap_or(u32::MAX))
+        .layer(limits)
+        .add_service(service)
+        .serve_with_incoming_shutdown(incoming, async move {
+            let _ = stop.wait_for(|s| *s).await;
+            let _ = drain_tx.send(());
+        });
+    let mut server = std::pin::pin!(server);
+    let ended = tokio::select! {
+        r = &mut server => Some(r),
+        _ = drain_rx => None,
+    };
+    let ended = match ended {
+        Some(r) => r,
+        None => match tokio::time::timeout(grace, server).await {
+            Ok(r) => r,
+            Err(_) => {
+                tracing::warn!(
+                    listener = "grpc_authz",
+                    "drain timeout: closing remaining connections"
+                );
+                return;
+            }
+        },
+    };
+    match ended {
+        Ok(()) => tracing::info!(listener = "grpc_authz", "drained"),
+        Err(e) => tracing::error!(listener = "grpc_authz", error = %e, "the gRPC listener failed"),
+    }
+}

@@ -1,0 +1,125 @@
+//! A check's outcome as a `CheckResponse`. Allow is `OkResponse` (status OK); a sanitize
+//! decision sets the headers the sanitizer rewrote (ext_authz can set, append and remove
+//! headers and query parameters, never rewrite the path or the body: those go as received,
+//! as with the HTTP check); deny is `DeniedResponse` with `policy.authz_deny_status` and the
+//! problem+json body, status PERMISSION_DENIED.
+
+use axum::response::Response;
+use envoy_types::ext_authz::v3::pb::{
+    CheckResponse, DeniedHttpResponse, HeaderAppendAction, HeaderValue, HeaderValueOption,
+    HttpResponse, HttpStatus, OkHttpResponse,
+};
+use envoy_types::pb::google::rpc;
+use http_body_util::BodyExt;
+use utf8gate_policy::Request;
+
+use crate::gate::Outcome;
+use crate::names::DECISION;
+use crate::problem::{ErrorStyle, Format, Problem, render_into};
+
+/// gRPC status codes (google.rpc.Code).
+const OK: i32 = 0;
+const PERMISSION_DENIED: i32 = 7;
+
+/// The response to an outcome of the gate, and the HTTP status Envoy answers with (for the
+/// audit line). `received` is the request as evaluated.
+pub(super) async fn of_outcome(
+    outcome: Outcome,
+    received: &Request,
+    id: &str,
+    style: ErrorStyle,
+) -> (CheckResponse, u16) {
+    match outcome {
+        Outcome::Refuse(problem) => {
+            let status = problem.status.as_u16();
+            (denied(problem, id, style).await, status)
+        }
+        Outcome::Rewritten(sanitized) => (allowed(rewritten_headers(received, &sanitized)), 200),
+        Outcome::Forward | Outcome::Report(_) => (allowed(Vec::new()), 200),
+    }
+}
+
+/// `OkResponse` setting `headers`.
+fn allowed(headers: Vec<HeaderValueOption>) -> CheckResponse {
+    CheckResponse {
+        status: Some(rpc::Status {
+            code: OK,
+            ..Default::default()
+        }),
+        http_response: Some(HttpResponse::OkResponse(OkHttpResponse {
+            headers,
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+}
+
+/// The headers whose value the sanitizer changed, each overwriting the received one.
+fn rewritten_headers(received: &Request, sanitized: &Request) -> Vec<HeaderValueOption> {
+    let mut out = Vec::new();
+    for ((name, before), (_, after)) in received.headers.iter().zip(&sanitized.headers) {
+        if before == after {
+            continue;
+        }
+        let Ok(value) = std::str::from_utf8(after) else {
+            continue;
+        };
+        out.push(HeaderValueOption {
+            header: Some(HeaderValue {
+                key: name.clone(),
+                value: value.to_string(),
+                ..Default::default()
+            }),
+            append_action: HeaderAppendAction::OverwriteIfExistsOrAdd as i32,
+            ..Default::default()
+        });
+    }
+    out
+}
+
+/// `DeniedResponse` with the problem's status and its problem+json body.
+pub(super) async fn denied(problem: Problem, id: &str, style: ErrorStyle) -> CheckResponse {
+    let message = problem.detail.clone();
+    let mut response = Response::default();
+    render_into(&mut response, problem, id, style, Format::Json);
+    let status = response.status().as_u16();
+    let mut headers: Vec<HeaderValueOption> = Vec::new();
+    for (name, value) in response.headers() {
+        if let Ok(value) = value.to_str() {
+            headers.push(header(name.as_str(), value));
+        }
+    }
+    headers.push(header(DECISION.as_str(), "reject"));
+    headers.push(header("x-request-id", id));
+    let body = match response.into_body().collect().await {
+        Ok(b) => String::from_utf8_lossy(&b.to_bytes()).into_owned(),
+        Err(_) => String::new(),
+    };
+    CheckResponse {
+        status: Some(rpc::Status {
+            code: PERMISSION_DENIED,
+            message,
+            ..Default::default()
+        }),
+        http_response: Some(HttpResponse::DeniedResponse(DeniedHttpResponse {
+            status: Some(HttpStatus {
+                code: i32::from(status),
+            }),
+            headers,
+            body,
+        })),
+        ..Default::default()
+    }
+}
+
+fn header(key: &str, value: &str) -> HeaderValueOption {
+    HeaderValueOption {
+        header: Some(HeaderValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            ..Default::default()
+        }),
+        append_action: HeaderAppendAction::OverwriteIfExistsOrAdd as i32,
+        ..Default::default()
+    }
+}
