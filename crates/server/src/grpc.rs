@@ -55,9 +55,11 @@ impl ExtAuthz {
             }
             Judged::Passed(mut passed, route) => {
                 let received = std::mem::take(&mut passed.request);
+                let decision = passed.decision.as_str();
                 let (outcome, record) = passed.into_parts();
                 let (response, status) =
-                    answer::of_outcome(outcome, &received, id.as_str(), route.errors).await;
+                    answer::of_outcome(outcome, &received, decision, id.as_str(), route.errors)
+                        .await;
                 let seconds = seconds();
                 metrics.observe(record.mode, seconds);
                 crate::audit::write(&record, id.as_str(), status, seconds);

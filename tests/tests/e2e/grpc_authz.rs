@@ -107,6 +107,14 @@ fn denied(response: &CheckResponse) -> (i32, Vec<String>) {
         content_type.collect::<Vec<_>>(),
         ["application/problem+json"]
     );
+    let id = d.headers.iter().filter_map(|h| h.header.as_ref());
+    let id: Vec<_> = id.filter(|h| h.key == "utf8gate-request-id").collect();
+    assert_eq!(id.len(), 1, "{response:?}");
+    assert_eq!(
+        json["request_id"],
+        id[0].value.as_str(),
+        "the problem's id is the header's"
+    );
     let verdict = verdict_of(&json);
     let kinds = kinds(&verdict).iter().map(|k| k.to_string()).collect();
     (d.status.as_ref().map_or(0, |s| s.code), kinds)

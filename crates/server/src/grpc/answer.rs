@@ -14,7 +14,7 @@ use http_body_util::BodyExt;
 use utf8gate_policy::Request;
 
 use crate::gate::Outcome;
-use crate::names::DECISION;
+use crate::names::{DECISION, REQUEST_ID};
 use crate::problem::{ErrorStyle, Format, Problem, render_into};
 
 /// gRPC status codes (google.rpc.Code).
@@ -22,24 +22,28 @@ const OK: i32 = 0;
 const PERMISSION_DENIED: i32 = 7;
 
 /// The response to an outcome of the gate, and the HTTP status Envoy answers with (for the
-/// audit line). `received` is the request as evaluated.
+/// audit line). `received` is the request as evaluated, `decision` the verdict's (an allowed
+/// request goes upstream with `utf8gate-decision`, as behind the HTTP check).
 pub(super) async fn of_outcome(
     outcome: Outcome,
     received: &Request,
+    decision: &str,
     id: &str,
     style: ErrorStyle,
 ) -> (CheckResponse, u16) {
-    match outcome {
+    let mut headers = match outcome {
         Outcome::Refuse(problem) => {
             let status = problem.status.as_u16();
-            (denied(problem, id, style).await, status)
+            return (denied(problem, id, style).await, status);
         }
-        Outcome::Rewritten(sanitized) => (allowed(rewritten_headers(received, &sanitized)), 200),
-        Outcome::Forward | Outcome::Report(_) => (allowed(Vec::new()), 200),
-    }
+        Outcome::Rewritten(sanitized) => rewritten_headers(received, &sanitized),
+        Outcome::Forward | Outcome::Report(_) => Vec::new(),
+    };
+    headers.push(header(DECISION.as_str(), decision));
+    (allowed(headers), 200)
 }
 
-/// `OkResponse` setting `headers`.
+/// `OkResponse` setting `headers` on the request sent upstream.
 fn allowed(headers: Vec<HeaderValueOption>) -> CheckResponse {
     CheckResponse {
         status: Some(rpc::Status {
@@ -90,7 +94,7 @@ pub(super) async fn denied(problem: Problem, id: &str, style: ErrorStyle) -> Che
         }
     }
     headers.push(header(DECISION.as_str(), "reject"));
-    headers.push(header("x-request-id", id));
+    headers.push(header(REQUEST_ID.as_str(), id));
     let body = match response.into_body().collect().await {
         Ok(b) => String::from_utf8_lossy(&b.to_bytes()).into_owned(),
         Err(_) => String::new(),
