@@ -285,3 +285,35 @@ fn new_kinds_are_refused_by_every_built_in_profile() {
         );
     }
 }
+
+#[test]
+fn a_request_known_by_its_string_fields_only_is_reported_blind() {
+    let mut blind = Request::new("GET", b"/files").header("x-file", b"a/!!!!/etc");
+    blind.string_fields_only = true;
+    for profile in ["strict", "windows-backend", "lossy"] {
+        let profile = Profile::built_in(profile).expect("built in");
+        let verdict = evaluate(&profile, &blind).verdict;
+        assert_eq!(verdict.decision, Decision::Reject, "{}", profile.name);
+        assert_eq!(verdict.kinds(), ["string_fields_only"], "{}", profile.name);
+        assert_eq!(
+            verdict.findings[0].location.part,
+            utf8gate_policy::Part::Header
+        );
+    }
+    let logging = Profile::from_toml(
+        "name = \"l\"\n[actions.string_fields_only]\ndefault = \"log\"\n",
+        "l.toml",
+    )
+    .expect("profile");
+    let verdict = evaluate(&logging, &blind).verdict;
+    assert_eq!(verdict.decision, Decision::Allow);
+    assert_eq!(verdict.kinds(), ["string_fields_only"]);
+    // The same request with its bytes: nothing to report.
+    blind.string_fields_only = false;
+    assert!(
+        evaluate(&Profile::strict(), &blind)
+            .verdict
+            .findings
+            .is_empty()
+    );
+}

@@ -226,3 +226,25 @@ async fn grpc_authz_allows_string_only_checks_with_the_finding_logged_when_confi
     assert_eq!(line["kinds"], "string_fields_only", "{line}");
     assert_eq!(line["status"], 200, "{line}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_authz_sanitize_sets_the_rewritten_headers() {
+    let gw = Gateway::start(&format!("{GRPC}[policy]\nprofile = \"lossy\"\n"), None).await;
+    let check = raw_check(b"/", &[("x-name", b"caf\xE9"), ("x-ok", b"plain")], b"");
+    let response = send(&gw, check).await;
+    assert_eq!(
+        response.status.as_ref().map(|s| s.code),
+        Some(0),
+        "{response:?}"
+    );
+    let Some(HttpResponse::OkResponse(ok)) = &response.http_response else {
+        panic!("not allowed: {response:?}");
+    };
+    let set: Vec<_> = (ok.headers.iter().filter_map(|h| h.header.as_ref()))
+        .map(|h| (h.key.as_str(), h.value.as_str()))
+        .collect();
+    assert_eq!(
+        set,
+        [("x-name", "caf\u{FFFD}"), ("utf8gate-decision", "sanitize")]
+    );
+}

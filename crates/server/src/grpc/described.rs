@@ -94,3 +94,94 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, tonic::Status> {
         id_headers,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use envoy_types::pb::envoy::config::core::v3::{HeaderMap, HeaderValue};
+    use envoy_types::pb::envoy::service::auth::v3::AttributeContext;
+    use envoy_types::pb::envoy::service::auth::v3::attribute_context::{HttpRequest, Request};
+
+    use super::*;
+
+    fn check(http: HttpRequest) -> CheckRequest {
+        let request = Request {
+            http: Some(http),
+            ..Default::default()
+        };
+        CheckRequest {
+            attributes: Some(AttributeContext {
+                request: Some(request),
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn raw(key: &str, value: &[u8]) -> HeaderValue {
+        HeaderValue {
+            key: key.into(),
+            raw_value: value.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn raw_fields_are_read_as_bytes() {
+        let http = HttpRequest {
+            method: "POST".into(),
+            path: "/a/!!".into(),
+            header_map: Some(HeaderMap {
+                headers: vec![
+                    raw(":path", b"/a/\xC0\xAE?q=1"),
+                    raw(":authority", b"app.example"),
+                    raw("x-id", b"\xFF"),
+                    raw("x-request-id", b"abc"),
+                ],
+            }),
+            raw_body: b"\xED\xA0\x80".to_vec(),
+            ..Default::default()
+        };
+        let described = request(check(http)).expect("a request");
+        let r = &described.request;
+        assert_eq!(r.path, b"/a/\xC0\xAE");
+        assert_eq!(r.query.as_deref(), Some(&b"q=1"[..]));
+        assert_eq!(r.header_value("x-id"), Some(&b"\xFF"[..]));
+        assert_eq!(r.header_value("host"), Some(&b"app.example"[..]));
+        assert_eq!(r.body, b"\xED\xA0\x80");
+        assert!(!r.string_fields_only);
+        assert_eq!(described.id_headers["x-request-id"], "abc");
+    }
+
+    #[test]
+    fn string_fields_are_marked_blind() {
+        let http = HttpRequest {
+            method: "GET".into(),
+            path: "/x?y=1".into(),
+            headers: [("x-a".to_string(), "b".to_string())].into(),
+            ..Default::default()
+        };
+        let described = request(check(http)).expect("a request");
+        assert!(described.request.string_fields_only);
+        assert_eq!(described.request.path, b"/x");
+        assert_eq!(described.request.header_value("x-a"), Some(&b"b"[..]));
+        // Raw headers with a body sent as a string only: blind too.
+        let http = HttpRequest {
+            header_map: Some(HeaderMap {
+                headers: vec![raw(":path", b"/")],
+            }),
+            body: "text".into(),
+            ..Default::default()
+        };
+        assert!(
+            request(check(http))
+                .expect("a request")
+                .request
+                .string_fields_only
+        );
+    }
+
+    #[test]
+    fn a_check_without_an_http_request_is_an_invalid_argument() {
+        let status = request(CheckRequest::default()).err().expect("refused");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    }
+}
