@@ -13,6 +13,7 @@ mod authz;
 mod cli;
 mod errors;
 mod fronts;
+mod http2;
 mod identity;
 mod limits;
 mod proxy;
