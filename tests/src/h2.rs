@@ -76,6 +76,9 @@ const HEADERS: u8 = 1;
 const RST_STREAM: u8 = 3;
 const SETTINGS: u8 = 4;
 const GOAWAY: u8 = 7;
+const CONTINUATION: u8 = 9;
+/// The largest frame payload before SETTINGS say otherwise (RFC 9113 §4.2).
+const MAX_FRAME: usize = 16_384;
 /// Flags.
 const END_STREAM: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
@@ -92,6 +95,10 @@ pub struct H2Read {
     /// The first byte of the header block of stream 1's response: `0x88` is `:status: 200`
     /// and `0x8c` is `:status: 400` (HPACK static table indices 8 and 12).
     pub status_byte: Option<u8>,
+    /// That header block, whole (a status outside the static table is a literal in it).
+    pub head: Vec<u8>,
+    /// The error code of a RST_STREAM of stream 1, if one came.
+    pub reset: Option<u32>,
     /// Stream 1's DATA.
     pub body: Vec<u8>,
     /// The error code of a GOAWAY frame, if one came.
@@ -111,11 +118,24 @@ impl H2Raw {
     }
 
     /// Sends a request on stream `id`: `headers` (pseudo-headers first, names lowercase, any
-    /// value bytes) and, if not empty, `body` in one DATA frame.
+    /// value bytes) and, if not empty, `body` in one DATA frame. A header block over 16 KiB
+    /// goes in a HEADERS frame and CONTINUATION frames.
     pub async fn request(&mut self, id: u32, headers: &[(&str, &[u8])], body: &[u8]) {
         let mut out = Vec::new();
-        let flags = END_HEADERS | if body.is_empty() { END_STREAM } else { 0 };
-        frame(&mut out, HEADERS, flags, id, &header_block(headers));
+        let end_stream = if body.is_empty() { END_STREAM } else { 0 };
+        let block = header_block(headers);
+        let chunks: Vec<&[u8]> = block.chunks(MAX_FRAME).collect();
+        for (n, chunk) in chunks.iter().enumerate() {
+            let last = if n + 1 == chunks.len() {
+                END_HEADERS
+            } else {
+                0
+            };
+            match n {
+                0 => frame(&mut out, HEADERS, end_stream | last, id, chunk),
+                _ => frame(&mut out, CONTINUATION, last, id, chunk),
+            }
+        }
         if !body.is_empty() {
             frame(&mut out, DATA, END_STREAM, id, body);
         }
@@ -172,6 +192,7 @@ impl H2Raw {
                 }
                 HEADERS if id == 1 && read.status_byte.is_none() => {
                     read.status_byte = payload.first().copied();
+                    read.head = payload;
                     if flags & END_STREAM != 0 {
                         return;
                     }
@@ -182,7 +203,12 @@ impl H2Raw {
                         return;
                     }
                 }
-                RST_STREAM if id == 1 => return,
+                RST_STREAM if id == 1 && payload.len() >= 4 => {
+                    read.reset = Some(u32::from_be_bytes([
+                        payload[0], payload[1], payload[2], payload[3],
+                    ]));
+                    return;
+                }
                 GOAWAY if payload.len() >= 8 => {
                     read.goaway = Some(u32::from_be_bytes([
                         payload[4], payload[5], payload[6], payload[7],

@@ -14,7 +14,8 @@ use crate::support::*;
 /// HPACK static-table indices of the response's first field, as [`H2Raw`] reads it.
 const STATUS_200: u8 = 0x88;
 const STATUS_400: u8 = 0x8c;
-/// ENHANCE_YOUR_CALM (RFC 9113 §7).
+/// Error codes (RFC 9113 §7).
+const PROTOCOL_ERROR: u32 = 0x1;
 const ENHANCE_YOUR_CALM: u32 = 0xb;
 
 /// The verdict's kinds in a problem+json body.
@@ -286,6 +287,58 @@ async fn h2_rapid_reset_closes_the_connection_and_others_are_still_served() {
         upstream.count() < 1000,
         "the reset streams were not all served"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h2_malformed_fields_and_long_header_lists_are_refused() {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start("[limits]\nmax_header_bytes = 4096\n", Some(&upstream.url())).await;
+    let authority = gw.proxy.to_string();
+    let send = |extra: (&'static str, Vec<u8>)| {
+        let authority = authority.clone();
+        let proxy = gw.proxy;
+        async move {
+            let mut h2 = H2Raw::connect(proxy).await;
+            let headers: [(&str, &[u8]); 5] = [
+                (":method", b"GET"),
+                (":scheme", b"http"),
+                (":path", b"/"),
+                (":authority", authority.as_bytes()),
+                (extra.0, &extra.1),
+            ];
+            h2.request(1, &headers, b"").await;
+            h2.read(Duration::from_secs(10)).await
+        }
+    };
+    // Connection-specific fields, an uppercase name, a CR in a value: malformed HTTP/2.
+    for (name, value) in [
+        ("connection", b"close".to_vec()),
+        ("te", b"gzip".to_vec()),
+        ("X-Upper", b"1".to_vec()),
+        ("x-cr", b"a\rb".to_vec()),
+    ] {
+        let read = send((name, value)).await;
+        // The stream is reset, or (an uppercase name) the whole connection closed.
+        let refused = read.reset == Some(PROTOCOL_ERROR) || read.goaway == Some(PROTOCOL_ERROR);
+        assert!(refused, "{name}: {read:?}");
+        eprintln!("{name}: reset {:?}, goaway {:?}", read.reset, read.goaway);
+        assert_eq!(read.status_byte, None, "{name}: no response");
+    }
+    // 10 KiB of header (4 KiB allowed) in one HEADERS frame: 431, a literal `:status` (static
+    // name 8) whose value is Huffman-coded: "431" is 011010 011001 00001 and the EOS padding.
+    let read = send(("x-big", vec![b'a'; 10 * 1024])).await;
+    assert!(
+        read.head.starts_with(&[0x48, 0x83, 0x69, 0x90, 0xff]),
+        "{read:?}"
+    );
+    // 20 KiB in HEADERS + CONTINUATION frames: the connection is closed once the block is over
+    // the limit (a CONTINUATION flood ends there).
+    let read = send(("x-big", vec![b'a'; 20 * 1024])).await;
+    assert_eq!(read.goaway, Some(ENHANCE_YOUR_CALM), "{read:?}");
+    assert!(read.closed);
+    assert_eq!(upstream.count(), 0);
+    let ok = send(("x-fine", b"Gr\xC3\xBC\xC3\x9Fe".to_vec())).await;
+    assert_eq!(ok.status_byte, Some(STATUS_200), "{ok:?}");
 }
 
 // New raw-frame tests go here.
