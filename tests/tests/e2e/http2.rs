@@ -341,6 +341,27 @@ async fn h2_malformed_fields_and_long_header_lists_are_refused() {
     assert_eq!(ok.status_byte, Some(STATUS_200), "{ok:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_stalled_inside_the_preface_is_closed_after_the_head_timeout() {
+    let gw = Gateway::start("[limits]\nheader_read_timeout_seconds = 0.5\n", None).await;
+    let mut stalled = tokio::net::TcpStream::connect(gw.api)
+        .await
+        .expect("connect");
+    tokio::io::AsyncWriteExt::write_all(&mut stalled, b"PRI * HTTP/2.0\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::io::AsyncReadExt::read(&mut stalled, &mut buf),
+    )
+    .await;
+    assert!(
+        matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+        "closed within the head timeout: {read:?}"
+    );
+}
+
 // New raw-frame tests go here.
 
 // =============================================================================================
