@@ -6,6 +6,11 @@
 # stack and threading as utf8gate's proxy without anything of utf8gate, to tell the stack's
 # share of the gap to nginx from utf8gate's own.
 #
+# HTTP/2: h2load (nghttp2-client) -n 100000 -c 32 -m 10 against utf8gate's proxy over h2c and
+# against nginx with an h2c listener (`listen ... http2`) proxying to the same upstream over
+# HTTP/1.1 keep-alive, as utf8gate does by default: the same protocols on both sides, so the
+# two are comparable. utf8gate over HTTP/1.1 (h2load --h1) shows h2's own share.
+#
 # usage: bench/proxy.sh            (DUR=10s REPS=2 by default; needs root for apt)
 #        BASELINE=/path/to/older/utf8gate bench/proxy.sh   also measures an older build of
 #        utf8gate in the same run, alternating, and prints utf8gate / baseline per rep.
@@ -14,7 +19,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DUR="${DUR:-10s}"; REPS="${REPS:-2}"
-WORK="$(mktemp -d)"; trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
+WORK="$(mktemp -d)"; trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" 2>/dev/null || true; [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
 cp -r "$ROOT/../shared/peers/modsec" "$WORK/modsec"; chmod -R u+w "$WORK/modsec"
 cd "$WORK/modsec"
 ./install.sh >/dev/null
@@ -32,7 +37,7 @@ if [ -n "${BASELINE:-}" ]; then
   env -u UTF8GATE_LOG_LEVEL "$BASELINE" serve --upstream http://127.0.0.1:18081 \
       --proxy-addr 127.0.0.1:18094 --api-addr 127.0.0.1:18095 --admin-addr 127.0.0.1:18096 2>/dev/null &
   BASE_PID=$!
-  trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
+  trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true; [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
   TARGETS+=(baseline)
   for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18096/healthz && break; sleep 0.1; done
 fi
@@ -70,6 +75,50 @@ for w in "${WORKLOADS[@]}"; do
     "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.floor]}" "${P99[$name.floor]}" \
     "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
 done
+# HTTP/2 (h2c, prior knowledge): a second nginx with an h2c listener in front of the same upstream.
+command -v h2load >/dev/null || apt-get install -y -q --no-install-recommends nghttp2-client >/dev/null
+mkdir -p "$WORK/h2nginx/logs"
+cat >"$WORK/h2nginx/nginx.conf" <<EOF
+worker_processes $THREADS;
+pid $WORK/h2nginx/nginx.pid;
+error_log $WORK/h2nginx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/h2nginx/body; proxy_temp_path $WORK/h2nginx/proxy;
+    fastcgi_temp_path $WORK/h2nginx/f; uwsgi_temp_path $WORK/h2nginx/u; scgi_temp_path $WORK/h2nginx/s;
+    upstream app { server 127.0.0.1:18081; keepalive 64; }
+    server {
+        listen 127.0.0.1:18079 http2;
+        http2_max_concurrent_streams 100;
+        keepalive_requests 1000000;
+        location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+EOF
+NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)  # the EXIT trap stops it from here on
+"$NGINX_BIN" -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx"
+H2ROWS=("nginx-h2c|http://127.0.0.1:18079/|" "utf8gate-h2c|http://127.0.0.1:18084/|" "utf8gate-h1|http://127.0.0.1:18084/|--h1")
+declare -A H2RPS
+for rep in $(seq 1 "$REPS"); do
+  for r in "${H2ROWS[@]}"; do
+    IFS='|' read -r name url flag <<<"$r"
+    out=$(timeout 120 h2load $flag -n 100000 -c 32 -m 10 "$url" 2>&1 || true)
+    grep -qE 'requests: 100000 total, 100000 started, 100000 done, 100000 succeeded' <<<"$out" \
+      || { echo "h2 $name: not every request succeeded: $(grep -E '^requests:' <<<"$out")" >&2; exit 1; }
+    rps=$(grep -E '^finished in' <<<"$out" | awk '{print $4}')
+    H2RPS[$name]="${H2RPS[$name]:-} $rps"
+    echo "rep $rep h2 $name: $rps req/s" >&2
+    sleep 2
+  done
+done
+"$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" || true
+NGINX_BIN=
+echo
+echo "| h2load -n 100000 -c 32 -m 10, GET | nginx h2c req/s | utf8gate h2c req/s | utf8gate h1 req/s | utf8gate h2c / nginx h2c |"
+echo "|---|---|---|---|---|"
+n=$(median <<<"${H2RPS[nginx-h2c]}"); u=$(median <<<"${H2RPS[utf8gate-h2c]}"); h=$(median <<<"${H2RPS[utf8gate-h1]}")
+printf '| get | %s | %s | %s | %.2f× |\n' "$n" "$u" "$h" "$(echo "$u / $n" | bc -l)"
 if [ -n "${BASELINE:-}" ]; then
   echo
   echo "| workload | baseline req/s (reps) | utf8gate req/s (reps) | utf8gate / baseline (median) |"

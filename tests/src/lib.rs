@@ -15,6 +15,7 @@
 //! - A raw HTTP/1.1 client over [`tokio::net::TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
+//! - HTTP/2 clients ([`curl_h2`], `curl --http2-prior-knowledge`; [`H2Raw`], raw frames).
 //! - [`parse_html`]: an error page as Python's `html.parser` reads it.
 //!
 //! Every wait is bounded: exchanges have a timeout, polls have a deadline.
@@ -42,6 +43,7 @@ mod client;
 mod data;
 mod fronts;
 mod gateway;
+mod h2;
 mod html;
 mod upstream;
 
@@ -49,5 +51,6 @@ pub use client::*;
 pub use data::*;
 pub use fronts::*;
 pub use gateway::*;
+pub use h2::*;
 pub use html::*;
 pub use upstream::*;

@@ -32,6 +32,8 @@ pub struct Recorded {
     pub headers: Vec<(String, Vec<u8>)>,
     /// The body.
     pub body: Vec<u8>,
+    /// The HTTP version it came over: `HTTP/1.1` or `HTTP/2.0`.
+    pub version: String,
 }
 
 impl Recorded {
@@ -157,6 +159,7 @@ async fn echo(State(Echo { records, page }): State<Echo>, request: Request) -> R
             .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
             .collect(),
         body: body.clone(),
+        version: format!("{:?}", parts.version),
     });
     if delay > 0 {
         tokio::time::sleep(Duration::from_millis(delay)).await;

@@ -20,7 +20,7 @@ mod values;
 
 pub use cidr::Cidr;
 pub use error::ConfigError;
-pub use values::{Config, LogFormat, upstream_authority};
+pub use values::{Config, Http2, LogFormat, upstream_authority};
 
 /// The embedded default configuration (`config/utf8gate.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");

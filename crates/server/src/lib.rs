@@ -13,6 +13,7 @@
 pub mod admin;
 pub mod api;
 pub mod audit;
+pub mod authority;
 pub mod cli;
 pub mod config;
 pub mod convert;
@@ -87,13 +88,18 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     let c = &state.config;
     if c.upstream.is_some() {
         match serve::Listener::bind("proxy", c.proxy_addr, proxy).await {
-            Ok(l) => listeners.push(l.on_threads(c.proxy_threads)),
+            Ok(l) => listeners.push(l.on_threads(c.proxy_threads).with_http2(true)),
             Err(e) => return bind_failed("proxy", e),
         }
     }
-    for (name, addr, router) in [("api", c.api_addr, api), ("admin", c.admin_addr, admin)] {
+    // h2c on the proxy and API listeners (as listen.http2 allows); the admin one is HTTP/1.1.
+    let listed = [
+        ("api", c.api_addr, api, true),
+        ("admin", c.admin_addr, admin, false),
+    ];
+    for (name, addr, router, http2) in listed {
         match serve::Listener::bind(name, addr, stack::serving(router)).await {
-            Ok(l) => listeners.push(l),
+            Ok(l) => listeners.push(l.with_http2(http2)),
             Err(e) => return bind_failed(name, e),
         }
     }
@@ -129,8 +135,11 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     }
     serve::run(
         listeners,
-        c.max_header_bytes,
-        c.header_read_timeout,
+        serve::Limits {
+            max_header_bytes: c.max_header_bytes,
+            header_timeout: c.header_read_timeout,
+            http2: c.http2,
+        },
         c.shutdown_grace,
         async move {
             serve::signal().await;

@@ -1,5 +1,6 @@
 //! Prometheus metrics: `utf8gate_` prefix, base units, `_total` counters, histograms, and labels
-//! only from closed sets (modes, decisions, finding kinds, location classes, error reasons).
+//! only from closed sets (modes, decisions, finding kinds, location classes, error reasons,
+//! HTTP versions).
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
@@ -30,6 +31,7 @@ struct Inner {
     excluded: IntCounterVec,
     inspected_bytes: IntCounterVec,
     duration: HistogramVec,
+    protocols: IntCounterVec,
     upstream_duration: Histogram,
     upstream_errors: IntCounterVec,
     body_limit_exceeded: IntCounter,
@@ -58,6 +60,9 @@ impl UpstreamError {
         }
     }
 }
+
+/// Every value of the `protocol` label.
+const PROTOCOLS: [&str; 2] = ["http1", "http2"];
 
 /// The `decision` label of a request that ended before a verdict (a body over a limit, an
 /// unreadable body).
@@ -108,6 +113,16 @@ impl Metrics {
             .buckets(LATENCY_BUCKETS.to_vec()),
             &["mode"],
         ));
+        let protocols = must(IntCounterVec::new(
+            Opts::new(
+                "protocol_requests_total",
+                "Requests received by the proxy and API listeners, by HTTP version (http1, http2).",
+            ),
+            &["protocol"],
+        ));
+        for label in PROTOCOLS {
+            protocols.with_label_values(&[label]);
+        }
         let upstream_duration = must(Histogram::with_opts(
             HistogramOpts::new(
                 "upstream_request_duration_seconds",
@@ -172,6 +187,7 @@ impl Metrics {
             Box::new(excluded.clone()),
             Box::new(inspected_bytes.clone()),
             Box::new(duration.clone()),
+            Box::new(protocols.clone()),
             Box::new(upstream_duration.clone()),
             Box::new(upstream_errors.clone()),
             Box::new(body_limit_exceeded.clone()),
@@ -192,6 +208,7 @@ impl Metrics {
             excluded,
             inspected_bytes,
             duration,
+            protocols,
             upstream_duration,
             upstream_errors,
             body_limit_exceeded,
@@ -212,6 +229,13 @@ impl Metrics {
                 }
             }
         }
+    }
+
+    /// Counts a request received over `version` (`protocol` label: http1 for HTTP/1.0 and 1.1,
+    /// http2; hyper serves no other).
+    pub fn received(&self, version: axum::http::Version) {
+        let label = PROTOCOLS[usize::from(version == axum::http::Version::HTTP_2)];
+        self.inner.protocols.with_label_values(&[label]).inc();
     }
 
     /// Records one evaluated request answered after `seconds`.

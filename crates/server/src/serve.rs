@@ -1,4 +1,6 @@
-//! Listeners: accept loops with the HTTP/1 limits (head size, head read timeout) and graceful
+//! Listeners: accept loops serving HTTP/1.1 and, on the listeners that enable it, HTTP/2 over
+//! cleartext with prior knowledge on the same port (told apart by the first bytes), with their limits
+//! (head size and read timeout; streams, header list size, rapid-reset bounds) and graceful
 //! shutdown. A listener serves what [`Serves`] makes; what that service is (a stack of layers
 //! around the proxy or a router) is `crate::stack`'s business, not this module's.
 
@@ -13,12 +15,13 @@ use std::sync::Arc;
 use axum::http::Request;
 use axum::response::Response;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tower::util::ServiceExt;
 
+use crate::config::Http2;
 use crate::peer::Peer;
 
 /// What a listener serves: an accept loop for one service type (from hyper's requests to
@@ -61,6 +64,8 @@ pub struct Listener {
     /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
     /// 0 serves it on the shared runtime.
     pub threads: usize,
+    /// Serves h2c (prior knowledge) next to HTTP/1.1, if `[listen] http2` allows it.
+    pub http2: bool,
 }
 
 impl Listener {
@@ -75,7 +80,14 @@ impl Listener {
             socket: TcpListener::bind(addr).await?,
             serves,
             threads: 0,
+            http2: false,
         })
+    }
+
+    /// Serves HTTP/2 (h2c, prior knowledge) too when `on` (`listen.http2`).
+    pub fn with_http2(mut self, on: bool) -> Listener {
+        self.http2 = on;
+        self
     }
 
     /// Serves the listener on `threads` threads of its own (0: on the shared runtime).
@@ -90,32 +102,78 @@ impl Listener {
     }
 }
 
-/// What every accept loop needs: the HTTP/1 settings, the stop signal and the drain time.
+/// What every accept loop needs: the HTTP settings, the stop signal and the drain time.
 #[derive(Clone)]
 pub struct Serving {
-    http: hyper::server::conn::http1::Builder,
+    http: Arc<Builders>,
     stop: tokio::sync::watch::Receiver<bool>,
     grace: Duration,
+}
+
+/// The connection builders: HTTP/1.1 always, h2c on the listeners that serve it.
+struct Builders {
+    http1: hyper::server::conn::http1::Builder,
+    http2: Option<hyper::server::conn::http2::Builder<TokioExecutor>>,
+    header_timeout: Duration,
+}
+
+/// The limits of every listener: the request head's (both protocols) and HTTP/2's.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest request head; an HTTP/2 header list too (CONTINUATION frames included).
+    pub max_header_bytes: usize,
+    /// Time to receive the request head (and, on a new connection, its first bytes).
+    pub header_timeout: Duration,
+    /// The HTTP/2 settings.
+    pub http2: Http2,
+}
+
+impl Builders {
+    /// HTTP/1.1 with the head limits, and h2c with the HTTP/2 ones if `http2`.
+    fn new(limits: &Limits, http2: bool) -> Builders {
+        let max_header_bytes = limits.max_header_bytes;
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .max_header_size(max_header_bytes)
+            .max_buf_size(max_header_bytes.max(8192));
+        let h2 = &limits.http2;
+        let http2 = (http2 && h2.enabled).then(|| {
+            let mut b = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            b.timer(TokioTimer::new())
+                .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX))
+                .max_concurrent_streams(h2.max_concurrent_streams)
+                .max_pending_accept_reset_streams(h2.max_pending_accept_reset_streams)
+                .max_local_error_reset_streams(h2.max_local_error_reset_streams);
+            b
+        });
+        Builders {
+            http1,
+            http2,
+            header_timeout: limits.header_timeout,
+        }
+    }
 }
 
 /// Serves every listener until `shutdown` completes, then stops accepting and drains in-flight
 /// connections for at most `grace`.
 pub async fn run(
     listeners: Vec<Listener>,
-    max_header_bytes: usize,
-    header_timeout: Duration,
+    limits: Limits,
     grace: Duration,
     shutdown: impl Future<Output = ()>,
 ) {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(header_timeout)
-        .max_header_size(max_header_bytes)
-        .max_buf_size(max_header_bytes.max(8192));
-    let serving = Serving {
-        http,
-        stop: stop_rx,
+    let both = Arc::new(Builders::new(&limits, true));
+    let http1_only = Arc::new(Builders::new(&limits, false));
+    let serving = |http2: bool| Serving {
+        http: if http2 {
+            both.clone()
+        } else {
+            http1_only.clone()
+        },
+        stop: stop_rx.clone(),
         grace,
     };
     let mut done = Vec::new();
@@ -125,7 +183,9 @@ pub async fn run(
             socket,
             serves,
             threads,
+            http2,
         } = listener;
+        let serving = serving(http2);
         if threads == 0 {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let serving = serving.clone();
@@ -216,24 +276,65 @@ where
         // As nginx does on keep-alive connections: a response streamed in pieces (head,
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(stream);
         let peer = Peer::new(peer);
         let service = service
             .clone()
             .map_request(move |mut r: Request<Incoming>| {
                 r.extensions_mut().insert(peer.clone());
+                crate::authority::host_from_authority(&mut r);
                 r
             });
-        let conn = serving
-            .http
-            .serve_connection(io, TowerToHyperService::new(service));
-        spawn_connection(name, graceful.watch(conn));
+        let (http, watcher) = (serving.http.clone(), graceful.watcher());
+        spawn_connection(name, async move {
+            let service = TowerToHyperService::new(service);
+            // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
+            match first_bytes(&stream, http.header_timeout).await {
+                None => Ok(()),
+                Some(true) if http.http2.is_some() => {
+                    let conn = http
+                        .http2
+                        .as_ref()
+                        .map(|h2| h2.serve_connection(TokioIo::new(stream), service));
+                    match conn {
+                        Some(conn) => watcher.watch(conn).await,
+                        None => Ok(()),
+                    }
+                }
+                Some(_) => {
+                    watcher
+                        .watch(http.http1.serve_connection(TokioIo::new(stream), service))
+                        .await
+                }
+            }
+        });
     }
     drop(socket);
     tokio::select! {
         _ = graceful.shutdown() => tracing::info!(listener = name, "drained"),
         _ = tokio::time::sleep(serving.grace) => tracing::warn!(listener = name, "drain timeout: closing remaining connections"),
     }
+}
+
+/// The HTTP/2 connection preface (RFC 9113 §3.4): how an h2c client with prior knowledge opens.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Waits, for at most `timeout`, until `stream` holds enough bytes to tell h2c (the whole
+/// preface: `Some(true)`) from HTTP/1 (bytes that differ from it: `Some(false)`). `None`: the
+/// peer sent too little in time, or closed the connection.
+async fn first_bytes(stream: &TcpStream, timeout: Duration) -> Option<bool> {
+    let mut buf = [0u8; PREFACE.len()];
+    let enough = async {
+        loop {
+            match stream.peek(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) if buf[..n] != PREFACE[..n] => return Some(false),
+                Ok(n) if n == PREFACE.len() => return Some(true),
+                // Part of the preface: more bytes to come (rare; a bounded wait).
+                Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            }
+        }
+    };
+    tokio::time::timeout(timeout, enough).await.ok().flatten()
 }
 
 /// Serves one connection in a task of its own.

@@ -132,6 +132,7 @@ fn every_family_has_samples_after_one_request() {
         "utf8gate_requests_total",
         "utf8gate_findings_total",
         "utf8gate_request_duration_seconds_bucket",
+        "utf8gate_protocol_requests_total",
         "utf8gate_upstream_errors_total",
         "utf8gate_body_limit_exceeded_total",
         "utf8gate_in_flight_requests",

@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::extract::Request;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use utf8gate_server::serve::{Listener, run};
+use utf8gate_server::serve::{Limits, Listener, run};
 use utf8gate_server::stack::serving;
 use utf8gate_server::{AppState, Config, routers};
 
@@ -126,8 +126,11 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(run(
         vec![app, api],
-        65536,
-        Duration::from_secs(5),
+        Limits {
+            max_header_bytes: 65536,
+            header_timeout: Duration::from_secs(5),
+            http2: utf8gate_server::config::Config::default_config().http2,
+        },
         Duration::from_secs(1),
         async {
             let _ = stopped.await;

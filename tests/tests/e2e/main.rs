@@ -3,8 +3,8 @@
 //!
 //! One test binary, a module per area: proxy (allow, sanitize, reject), readings (coded bodies,
 //! requests with two readings, forwarding headers), upstream failures, limits, API (scan,
-//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), admin, shutdown. Each module
-//! ends its sections with a "New ... tests go here" signpost. Every wait is bounded (exchange
+//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), HTTP/2 (h2c), admin, shutdown.
+//! Each module ends its sections with a "New ... tests go here" signpost. Every wait is bounded (exchange
 //! timeouts, polls with a deadline); no sleep is used to wait for something a poll can observe.
 
 mod admin;
@@ -14,6 +14,7 @@ mod cli;
 mod errors;
 mod fronts;
 mod grpc_authz;
+mod http2;
 mod identity;
 mod limits;
 mod proxy;

@@ -43,6 +43,7 @@ pub(super) struct RawListen {
     pub(super) trusted_proxies: Vec<Spanned<String>>,
     pub(super) refuse_untrusted_path_overrides: bool,
     pub(super) allow_trace: bool,
+    pub(super) http2: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -51,6 +52,7 @@ pub(super) struct RawUpstream {
     pub(super) url: Spanned<String>,
     pub(super) connect_timeout_seconds: Spanned<f64>,
     pub(super) response_timeout_seconds: Spanned<f64>,
+    pub(super) http2: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,6 +73,9 @@ pub(super) struct RawLimits {
     pub(super) header_read_timeout_seconds: Spanned<f64>,
     pub(super) request_timeout_seconds: Spanned<f64>,
     pub(super) max_concurrent_requests: Spanned<u64>,
+    pub(super) max_concurrent_streams: Spanned<u64>,
+    pub(super) h2_max_pending_accept_reset_streams: Spanned<u64>,
+    pub(super) h2_max_local_error_reset_streams: Spanned<u64>,
     pub(super) shutdown_grace_seconds: Spanned<f64>,
     pub(super) max_json_depth: Spanned<u64>,
     pub(super) max_multipart_parts: Spanned<u64>,

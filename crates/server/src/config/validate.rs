@@ -15,7 +15,7 @@ use super::layers::Sources;
 use super::raw::Raw;
 use super::routes;
 use super::size::RawSize;
-use super::values::{Config, LogFormat, upstream_authority};
+use super::values::{Config, Http2, LogFormat, upstream_authority};
 use crate::problem::{Detail, ErrorStyle};
 
 /// Checks `raw` (whose spans are in `sources`); `read_file` reads profile files.
@@ -207,6 +207,28 @@ pub(super) fn validate(
             1,
             1 << 20,
         )? as usize,
+        http2: Http2 {
+            enabled: listen.http2,
+            max_concurrent_streams: limit(
+                "limits.max_concurrent_streams",
+                &l.max_concurrent_streams,
+                1,
+                65535,
+            )? as u32,
+            max_pending_accept_reset_streams: limit(
+                "limits.h2_max_pending_accept_reset_streams",
+                &l.h2_max_pending_accept_reset_streams,
+                1,
+                1 << 20,
+            )? as usize,
+            max_local_error_reset_streams: limit(
+                "limits.h2_max_local_error_reset_streams",
+                &l.h2_max_local_error_reset_streams,
+                1,
+                1 << 20,
+            )? as usize,
+        },
+        upstream_http2: upstream.http2,
         shutdown_grace: seconds(
             "limits.shutdown_grace_seconds",
             &l.shutdown_grace_seconds,

@@ -61,6 +61,10 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Requests handled at once per listener.
     pub max_concurrent_requests: usize,
+    /// The HTTP/2 settings of the proxy and API listeners (`listen.http2`, `[limits]`).
+    pub http2: Http2,
+    /// Speak h2c (prior knowledge) to the upstream (`upstream.http2`).
+    pub upstream_http2: bool,
     /// Drain time on shutdown.
     pub shutdown_grace: Duration,
     /// Serve the explain page, `GET /explain` (`[explain] enabled`).
@@ -85,6 +89,19 @@ pub struct Config {
     pub log_buffer_lines: usize,
     /// How errors are answered by default (`[errors]`): detail, and whether HTML may be served.
     pub errors: ErrorStyle,
+}
+
+/// The HTTP/2 (h2c) settings of the proxy and API listeners.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Http2 {
+    /// Serve h2c next to HTTP/1.1 (`listen.http2`).
+    pub enabled: bool,
+    /// Streams open at once per connection (`limits.max_concurrent_streams`).
+    pub max_concurrent_streams: u32,
+    /// Streams a client may reset before they are served (`limits.h2_max_pending_accept_reset_streams`).
+    pub max_pending_accept_reset_streams: usize,
+    /// Streams the server may reset for protocol errors (`limits.h2_max_local_error_reset_streams`).
+    pub max_local_error_reset_streams: usize,
 }
 
 /// The host and port of an upstream URL of the only form the configuration accepts,

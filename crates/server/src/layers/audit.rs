@@ -66,6 +66,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        self.layer.metrics.received(request.version());
         let record = Record {
             started: Instant::now(),
             mode: (self.layer.mode_of)(request.uri()),

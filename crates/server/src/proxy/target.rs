@@ -63,12 +63,13 @@ pub(super) fn answer_here(
         return Some(response);
     }
     // RFC 9112 §3.2.2: with an absolute-form target the recipient ignores `Host`; a backend may
-    // read either, so they must agree.
+    // read either, so they must agree. HTTP/2's `:authority` is such an authority (RFC 9113
+    // §8.3.1; `crate::authority` copies it to `Host` when there is none).
     if let Some(authority) = parts.uri.authority() {
         let host = parts.headers.get(header::HOST).map(HeaderValue::as_bytes);
         if host.is_none_or(|h| !h.eq_ignore_ascii_case(authority.as_str().as_bytes())) {
             return Some(bad_target(
-                "the absolute-form target names another authority than Host",
+                "the absolute-form target (or :authority) names another authority than Host",
             ));
         }
     }

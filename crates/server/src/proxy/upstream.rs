@@ -1,4 +1,4 @@
-//! The upstream: a pooled HTTP/1 client per serving thread, and the forwarding of an evaluated
+//! The upstream: a pooled HTTP/1.1 (or, with `upstream.http2`, h2c) client per serving thread, and the forwarding of an evaluated
 //! request (its head cleaned of hop-by-hop headers and given the forwarding headers, its
 //! response streamed back).
 
@@ -66,8 +66,11 @@ impl Upstream {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(config.connect_timeout));
         connector.set_nodelay(true);
+        let mut client = Client::builder(TokioExecutor::new());
+        // h2c with prior knowledge: one connection carries many requests at once.
+        client.http2_only(config.upstream_http2);
         Upstream {
-            client: Client::builder(TokioExecutor::new()).build(connector),
+            client: client.build(connector),
             authority: config
                 .upstream
                 .as_deref()
