@@ -14,6 +14,48 @@ use tokio::net::{TcpSocket, TcpStream};
 
 use crate::*;
 
+/// Runs headless Chromium on `url` with `args` (`--dump-dom`, `--screenshot=...`,
+/// `--virtual-time-budget=...`) and the flags this machine needs (root, closed network), with a
+/// fresh profile named `name` in `dir`; bounded at 90 s. Its stdout.
+pub async fn headless_chromium(
+    bin: &Path,
+    dir: &ScratchDir,
+    name: &str,
+    url: &str,
+    args: &[&str],
+) -> String {
+    let mut command = Command::new(bin);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join(format!("profile-{name}")).display()
+        ))
+        .args(args)
+        .arg(url);
+    let out = dir.path().join(format!("{name}.out"));
+    let log = dir.path().join(format!("{name}.log"));
+    let mut process = ProcessGroup::spawn_with_stdout("chromium", command, &log, Some(&out));
+    let exited = process.wait_exit(Duration::from_secs(90)).await;
+    let stdout = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(
+        exited.is_some_and(|s| s.success()),
+        "chromium ({name}) did not finish in 90 s ({exited:?}): {}\n{stdout}",
+        process.log()
+    );
+    stdout
+}
+
 /// The external tool a front-proxy test needs: `$override_var` when set (a path), else the
 /// first of `candidates` that exists, else `name` on `PATH`. `None` means "skip the test",
 /// unless `$require_var` is set (CI sets it), which turns a missing tool into a panic.

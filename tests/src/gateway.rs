@@ -212,6 +212,20 @@ impl Gateway {
             .collect()
     }
 
+    /// The audit line of the request with id `id`, waited for up to 5 s (the log is written
+    /// by a thread of its own); panics if none comes.
+    pub async fn audit_line(&self, id: &str) -> serde_json::Value {
+        let mut line = None;
+        let found = crate::poll_until(Duration::from_secs(5), || {
+            line = (self.log_records().into_iter())
+                .find(|r| r["message"] == "request" && r["request_id"] == id);
+            line.is_some()
+        })
+        .await;
+        assert!(found, "no audit line for request {id}");
+        line.unwrap_or_default()
+    }
+
     /// Scrapes `/metrics` from the admin listener over a socket.
     pub async fn metrics(&self) -> Metrics {
         let response = exchange(self.admin, &get("/metrics")).await;

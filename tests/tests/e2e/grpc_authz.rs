@@ -9,7 +9,7 @@ use envoy_types::pb::envoy::config::core::v3::{HeaderMap, HeaderValue};
 use envoy_types::pb::envoy::service::auth::v3::AttributeContext;
 use envoy_types::pb::envoy::service::auth::v3::attribute_context::{HttpRequest, Request};
 use envoy_types::pb::envoy::service::auth::v3::authorization_client::AuthorizationClient;
-use utf8gate_e2e::{Gateway, poll_until};
+use utf8gate_e2e::Gateway;
 
 use crate::support::*;
 
@@ -212,15 +212,7 @@ async fn grpc_authz_allows_string_only_checks_with_the_finding_logged_when_confi
     let blind = string_check("/files", &[("x-file", "plain"), ("x-request-id", id)]);
     allowed(&send(&gw, blind).await);
 
-    let mut line = None;
-    let found = poll_until(Duration::from_secs(5), || {
-        line = (gw.log_records().into_iter())
-            .find(|r| r["message"] == "request" && r["request_id"] == id);
-        line.is_some()
-    })
-    .await;
-    assert!(found, "no audit line for {id}");
-    let line = line.unwrap_or_default();
+    let line = gw.audit_line(id).await;
     assert_eq!(line["decision"], "allow", "{line}");
     assert_eq!(line["mode"], "authz", "{line}");
     assert_eq!(line["kinds"], "string_fields_only", "{line}");

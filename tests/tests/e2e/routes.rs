@@ -1,9 +1,7 @@
 //! Routes and exclusions: per-route profile, mode and body limit, exemptions reported as
 //! `excluded`, and requests whose readings choose two routes refused.
 
-use std::time::Duration;
-
-use utf8gate_e2e::{Gateway, Upstream, exchange, get, poll_until, request};
+use utf8gate_e2e::{Gateway, Upstream, exchange, get, request};
 
 /// Four routes over the strict default.
 const ROUTES: &str = r#"
@@ -35,19 +33,6 @@ max_body_bytes = 16
 detail = "minimal"
 "#;
 
-/// The audit line of the request with id `id`.
-async fn audit_line(gw: &Gateway, id: &str) -> serde_json::Value {
-    let mut line = None;
-    let found = poll_until(Duration::from_secs(5), || {
-        line = (gw.log_records().into_iter())
-            .find(|r| r["message"] == "request" && r["request_id"] == id);
-        line.is_some()
-    })
-    .await;
-    assert!(found, "no audit line for {id}");
-    line.unwrap_or_default()
-}
-
 fn with_id<'a>(id: &'a str, more: &[(&'a str, &'a [u8])]) -> Vec<(&'a str, &'a [u8])> {
     let mut headers = vec![("X-Request-Id", id.as_bytes())];
     headers.extend_from_slice(more);
@@ -70,7 +55,7 @@ async fn a_monitor_route_forwards_what_the_default_route_refuses() {
     )
     .await;
     assert_eq!(wiki.status, 200, "{}", wiki.text());
-    let line = audit_line(&gw, "r-wiki").await;
+    let line = gw.audit_line("r-wiki").await;
     assert_eq!(line["route"], "wiki");
     assert_eq!(line["decision"], "reject");
     assert_eq!(line["enforced"], false);
@@ -100,7 +85,7 @@ async fn an_exclusion_exempts_one_json_place_and_reports_it() {
     let response = exchange(gw.proxy, &sent).await;
     assert_eq!(response.status, 200, "{}", response.text());
     assert_eq!(upstream.records()[0].body, exempt, "forwarded unchanged");
-    let line = audit_line(&gw, "r-ex").await;
+    let line = gw.audit_line("r-ex").await;
     assert_eq!(
         (&line["route"], &line["excluded"]),
         (&"comments".into(), &"nul".into())
@@ -178,7 +163,7 @@ async fn routes_follow_the_backends_reading_and_refuse_two() {
     )
     .await;
     assert_eq!(
-        audit_line(&gw, "r-read").await["route"],
+        gw.audit_line("r-read").await["route"],
         "wiki",
         "{}",
         read.text()

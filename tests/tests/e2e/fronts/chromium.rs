@@ -11,10 +11,9 @@
 //! (random boundary) included.
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use utf8gate_e2e::{Gateway, ProcessGroup, Recorded, ScratchDir, Upstream, front_tool};
+use utf8gate_e2e::{Gateway, Recorded, ScratchDir, Upstream, front_tool, headless_chromium};
 
 /// One case: a script's name, a text in it and a file name in it.
 struct Case {
@@ -154,41 +153,11 @@ async fn chromium_form_submissions_in_many_scripts_reach_the_upstream_unchanged(
     let gw = Box::pin(Gateway::start("", Some(&upstream.url()))).await;
 
     let dir = ScratchDir::new("chromium");
-    let mut command = Command::new(&bin);
-    command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join("profile").display()
-        ))
-        // Virtual time stands still while requests are pending, so the budget is spent only
-        // when the page is idle: it bounds the page's timers, not the requests.
-        .args(["--dump-dom", "--virtual-time-budget=30000"])
-        .arg(format!("http://{}/forms", gw.proxy));
-    let dom_file = dir.path().join("dom.html");
-    let mut chromium = ProcessGroup::spawn_with_stdout(
-        "chromium",
-        command,
-        &dir.path().join("chromium.log"),
-        Some(&dom_file),
-    );
-    let exited = chromium.wait_exit(Duration::from_secs(90)).await;
-    let dom = std::fs::read_to_string(&dom_file).unwrap_or_default();
-    assert!(
-        exited.is_some_and(|s| s.success()),
-        "chromium did not finish in 90 s ({exited:?}): {}\n{dom}",
-        chromium.log()
-    );
+    // Virtual time stands still while requests are pending, so the budget is spent only when
+    // the page is idle: it bounds the page's timers, not the requests.
+    let args = ["--dump-dom", "--virtual-time-budget=30000"];
+    let url = format!("http://{}/forms", gw.proxy);
+    let dom = headless_chromium(&bin, &dir, "forms", &url, &args).await;
     let results = results_of(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
     assert_eq!(results["submitted"], 4 * CASES.len(), "{results}");
     assert_eq!(

@@ -7,46 +7,11 @@
 //! `target/ci-logs/`), checked to be a PNG.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
 
-use utf8gate_e2e::{Gateway, ProcessGroup, ScratchDir, front_tool};
+use utf8gate_e2e::{Gateway, ScratchDir, front_tool, headless_chromium};
 
-/// Runs Chromium on `url` with `args` (`--dump-dom` or `--screenshot=...`); its stdout.
-async fn chromium(bin: &Path, dir: &ScratchDir, name: &str, url: &str, args: &[&str]) -> String {
-    let mut command = Command::new(bin);
-    command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            // Virtual time stands still while the scan is pending.
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join(format!("profile-{name}")).display()
-        ))
-        .args(args)
-        .arg(url);
-    let out = dir.path().join(format!("{name}.out"));
-    let log = dir.path().join(format!("{name}.log"));
-    let mut process = ProcessGroup::spawn_with_stdout("chromium", command, &log, Some(&out));
-    let exited = process.wait_exit(Duration::from_secs(90)).await;
-    let stdout = std::fs::read_to_string(&out).unwrap_or_default();
-    assert!(
-        exited.is_some_and(|s| s.success()),
-        "chromium ({name}) did not finish in 90 s ({exited:?}): {}\n{stdout}",
-        process.log()
-    );
-    stdout
-}
+/// Virtual time stands still while the scan is pending: the budget bounds the page's timers.
+const BUDGET: &str = "--virtual-time-budget=10000";
 
 /// The element with `id`'s serialized content (up to its closing `</tag>`), tags removed,
 /// `&amp;` `&lt;` `&gt;` unescaped.
@@ -95,7 +60,7 @@ async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_expl
 
     // An overlong traversal, lossy: two highlights, replaced by U+FFFD per maximal subpart.
     let overlong = format!("{page}#text=..%C0%AE%C0%AE/etc/passwd&profile=lossy&location=body");
-    let dom = chromium(&bin, &dir, "overlong", &overlong, &["--dump-dom"]).await;
+    let dom = headless_chromium(&bin, &dir, "overlong", &overlong, &[BUDGET, "--dump-dom"]).await;
     assert!(dom.contains("data-state=\"done\""), "{dom}");
     assert_eq!(text_of(&dom, "span", "decision"), "sanitize");
     let marked = text_of(&dom, "div", "marked");
@@ -113,7 +78,7 @@ async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_expl
 
     // A CESU-8 pair in a JSON string, strict: one highlight, rejected, nothing sanitized.
     let cesu = format!("{page}#text=smile%20%ED%A0%BD%ED%B8%80!&profile=strict&location=json");
-    let dom = chromium(&bin, &dir, "cesu8", &cesu, &["--dump-dom"]).await;
+    let dom = headless_chromium(&bin, &dir, "cesu8", &cesu, &[BUDGET, "--dump-dom"]).await;
     assert!(dom.contains("data-state=\"done\""), "{dom}");
     assert_eq!(text_of(&dom, "span", "decision"), "reject");
     assert_eq!(dom.matches("<mark ").count(), 1, "{dom}");
@@ -123,7 +88,7 @@ async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_expl
 
     // A clean text as a form value: no highlight, the text is its own sanitized text.
     let clean = format!("{page}#text=Gr%C3%BC%C3%9Fe%2C%20%E6%9D%B1%E4%BA%AC&location=form");
-    let dom = chromium(&bin, &dir, "clean", &clean, &["--dump-dom"]).await;
+    let dom = headless_chromium(&bin, &dir, "clean", &clean, &[BUDGET, "--dump-dom"]).await;
     assert!(dom.contains("data-state=\"done\""), "{dom}");
     assert_eq!(text_of(&dom, "span", "decision"), "allow");
     assert_eq!(dom.matches("<mark ").count(), 0, "{dom}");
@@ -136,12 +101,12 @@ async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_expl
     let png = logs.join("explain.png");
     let _ = std::fs::remove_file(&png);
     let shot = format!("--screenshot={}", png.display());
-    chromium(
+    headless_chromium(
         &bin,
         &dir,
         "screenshot",
         &overlong,
-        &[&shot, "--window-size=1200,1500"],
+        &[BUDGET, &shot, "--window-size=1200,1500"],
     )
     .await;
     let bytes = std::fs::read(&png).unwrap_or_default();
