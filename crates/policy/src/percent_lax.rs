@@ -38,6 +38,26 @@ pub(crate) fn iis_escape_at(bytes: &[u8], i: usize) -> Option<u32> {
     }
 }
 
+/// Decodes every valid `%XX` escape once, leaving anything else as it is (no `+`, no `%u`): the
+/// path as mainstream routers read it.
+pub fn decode_once(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match escape_at(bytes, i) {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Decodes every valid `%XX` and `%uXXXX` escape, the way a lax second pass would (lossy).
 pub(crate) fn decode_lax(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
@@ -65,5 +85,10 @@ mod tests {
     #[test]
     fn lax_second_pass() {
         assert_eq!(decode_lax(b"%c0%ae%u002e%zz"), b"\xC0\xAE.%zz");
+    }
+
+    #[test]
+    fn once_decodes_only_valid_pairs() {
+        assert_eq!(decode_once(b"%2e%2E%252e%u002e%z+%"), b"..%2e%u002e%z+%");
     }
 }

@@ -215,7 +215,7 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
 /// The path as a backend reads it: percent-decoded once, `;` parameters removed from each
 /// segment, empty segments collapsed, dot segments resolved; with `windows`, `\` is `/` too.
 pub fn canonical(path: &[u8], windows: bool) -> Vec<u8> {
-    let decoded = percent_decoded(path);
+    let decoded = utf8gate_policy::percent_decode_once(path);
     let mut segments: Vec<&[u8]> = Vec::new();
     let separator = |b: &u8| *b == b'/' || (windows && *b == b'\\');
     for segment in decoded.split(separator) {
@@ -239,25 +239,6 @@ pub fn canonical(path: &[u8], windows: bool) -> Vec<u8> {
     let trailing = decoded.last().is_some_and(separator) || decoded.ends_with(b"/.");
     if out.is_empty() || (trailing && !segments.is_empty()) {
         out.push(b'/');
-    }
-    out
-}
-
-/// `bytes` with each `%XX` decoded once (a malformed escape kept as it is).
-fn percent_decoded(bytes: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let [b'%', hi, lo, ..] = bytes[i..] {
-            if let (Some(hi), Some(lo)) = (hex(hi), hex(lo)) {
-                out.push(hi << 4 | lo);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
     }
     out
 }
