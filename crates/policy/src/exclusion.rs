@@ -258,7 +258,7 @@ pub struct ExclusionSpec {
 
 impl ExclusionSpec {
     /// The exclusion, or why it is not one: an unknown kind, a kind that cannot be exempted,
-    /// no selector or several.
+    /// no selector or several, a selector that can never match.
     pub fn build(self) -> Result<Exclusion, String> {
         if self.kinds.is_empty() {
             return Err(
@@ -276,6 +276,9 @@ impl ExclusionSpec {
             ("path", self.path),
         ];
         let target = Target::one_of(selectors, "an exclusion")?;
+        if let Some(why) = target.never_matches() {
+            return Err(format!("this exclusion can never match: {why}"));
+        }
         let mut kinds = Vec::new();
         for name in &self.kinds {
             if name == "*" {

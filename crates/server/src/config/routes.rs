@@ -138,12 +138,8 @@ fn route(
         };
     }
     for spec in &r.exclusion {
-        let exclusion = (spec.get_ref().clone().build())
-            .and_then(|e| match e.target.never_matches() {
-                Some(why) => Err(format!("this exclusion can never match: {why}")),
-                None => Ok(e),
-            })
-            .map_err(|m| bad("exclusion", spec.span(), m))?;
+        let exclusion =
+            (spec.get_ref().clone().build()).map_err(|m| bad("exclusion", spec.span(), m))?;
         profile.exclusions.push(exclusion);
     }
     for spec in &r.identity {
