@@ -49,12 +49,12 @@ pub fn routers(state: &AppState) -> (serve::Serves, axum::Router, axum::Router) 
 pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     let overrides = config::Overrides {
         upstream: args.upstream.clone(),
-        proxy_addr: args.proxy_addr.clone(),
-        api_addr: args.api_addr.clone(),
-        admin_addr: args.admin_addr.clone(),
-        profile: args.profile.clone(),
+        proxy_addr: args.listen.proxy_addr.clone(),
+        api_addr: args.listen.api_addr.clone(),
+        admin_addr: args.listen.admin_addr.clone(),
+        profile: args.listen.profile.clone(),
     };
-    let mut config = match cli::load_config(args.config.as_ref(), &overrides) {
+    let mut config = match cli::load_config(args.listen.config.as_ref(), &overrides) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -70,15 +70,12 @@ pub enum Command {
     },
 }
 
-/// Flags of `serve`.
+/// The flags `serve` and `demo` share: the configuration file, listener addresses, profile.
 #[derive(Debug, Args, Default)]
-pub struct ServeArgs {
+pub struct ListenArgs {
     /// Configuration file (default: the embedded default).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// The application behind the proxy, http://host:port.
-    #[arg(long)]
-    pub upstream: Option<String>,
     /// Proxy listener address (host:port).
     #[arg(long)]
     pub proxy_addr: Option<String>,
@@ -91,6 +88,17 @@ pub struct ServeArgs {
     /// Default profile.
     #[arg(long)]
     pub profile: Option<String>,
+}
+
+/// Flags of `serve`.
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Configuration, listeners, profile.
+    #[command(flatten)]
+    pub listen: ListenArgs,
+    /// The application behind the proxy, http://host:port.
+    #[arg(long)]
+    pub upstream: Option<String>,
     /// Serve in front of a built-in echo upstream (instead of --upstream).
     #[arg(long, conflicts_with = "upstream")]
     pub demo: bool,
@@ -99,32 +107,16 @@ pub struct ServeArgs {
 /// Flags of `demo`: those of `serve` but the upstream, which is the built-in echo.
 #[derive(Debug, Args, Default)]
 pub struct DemoArgs {
-    /// Configuration file (default: the embedded default).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Proxy listener address (host:port).
-    #[arg(long)]
-    pub proxy_addr: Option<String>,
-    /// API listener address (host:port).
-    #[arg(long)]
-    pub api_addr: Option<String>,
-    /// Admin listener address (host:port).
-    #[arg(long)]
-    pub admin_addr: Option<String>,
-    /// Default profile.
-    #[arg(long)]
-    pub profile: Option<String>,
+    /// Configuration, listeners, profile.
+    #[command(flatten)]
+    pub listen: ListenArgs,
 }
 
 impl From<DemoArgs> for ServeArgs {
     fn from(d: DemoArgs) -> ServeArgs {
         ServeArgs {
-            config: d.config,
+            listen: d.listen,
             upstream: None,
-            proxy_addr: d.proxy_addr,
-            api_addr: d.api_addr,
-            admin_addr: d.admin_addr,
-            profile: d.profile,
             demo: true,
         }
     }
