@@ -44,8 +44,12 @@ where
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let choice = self.routes.choose(target_of(&request));
+        // The default route's style is the listener's own, which the problem layer falls
+        // back to: only another one is worth carrying.
         if let Choice::Route(route) = &choice {
-            request.extensions_mut().insert(route.errors);
+            if route.errors != self.routes.default_route().errors {
+                request.extensions_mut().insert(route.errors);
+            }
         }
         request.extensions_mut().insert(choice);
         self.inner.call(request)
