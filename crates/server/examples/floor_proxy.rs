@@ -1,7 +1,8 @@
 //! The floor of the proxy benchmark: what the HTTP stack utf8gate is built on costs without
 //! utf8gate. A bare forwarder on the same pieces and the same threading as the proxy listener
 //! (one single-threaded tokio runtime per thread sharing the listening socket, hyper's HTTP/1
-//! server, hyper-util's pooled client per thread, the body buffered before it is sent on),
+//! server, the proxy's pool of upstream connections per thread (`utf8gate_server::proxy::pool`),
+//! the body buffered before it is sent on),
 //! with no router, no policy, no metrics and no logs.
 //!
 //! `bench/proxy.sh` runs it beside utf8gate so that the figures say how much of the gap to
@@ -12,28 +13,30 @@
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-
-type Upstream = Client<HttpConnector, Full<Bytes>>;
+use hyper_util::rt::TokioIo;
+use utf8gate_server::proxy::pool::Pool;
 
 thread_local! {
-    static CLIENT: RefCell<Option<Upstream>> = const { RefCell::new(None) };
+    static POOL: RefCell<Option<Arc<Pool>>> = const { RefCell::new(None) };
 }
 
-fn client() -> Upstream {
-    CLIENT.with(|c| {
-        c.borrow_mut()
+/// This thread's pool of connections to `upstream` (`http://host:port`).
+fn pool(upstream: &str) -> Arc<Pool> {
+    POOL.with(|p| {
+        p.borrow_mut()
             .get_or_insert_with(|| {
-                let mut connector = HttpConnector::new();
-                connector.set_nodelay(true);
-                Client::builder(TokioExecutor::new()).build(connector)
+                let uri: Uri = upstream.parse().expect("an http://host:port upstream");
+                let host = uri.host().unwrap_or("127.0.0.1");
+                let port = uri.port_u16().unwrap_or(80);
+                let (connect, idle) = (Duration::from_secs(2), Duration::from_secs(60));
+                Pool::new(host, port, connect, idle, 64)
             })
             .clone()
     })
@@ -45,13 +48,14 @@ async fn forward(
 ) -> Result<Response<http_body_util::combinators::BoxBody<Bytes, hyper::Error>>, hyper::Error> {
     let (mut parts, body) = request.into_parts();
     let body = body.collect().await?.to_bytes();
+    // The connection writes the URI as given: the origin form.
     let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
-    parts.uri = match Uri::try_from(format!("{upstream}{target}")) {
+    parts.uri = match Uri::try_from(target) {
         Ok(uri) => uri,
         Err(_) => return Ok(status(StatusCode::BAD_REQUEST)),
     };
-    match client()
-        .request(Request::from_parts(parts, Full::new(body)))
+    match pool(upstream)
+        .send(Request::from_parts(parts, Full::new(body)))
         .await
     {
         Ok(response) => Ok(response.map(|b| b.boxed())),

@@ -27,6 +27,7 @@ use crate::state::AppState;
 use upstream::{Outgoing, Upstream};
 
 pub mod forwarded;
+pub mod pool;
 mod target;
 mod upstream;
 

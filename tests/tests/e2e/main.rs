@@ -23,3 +23,4 @@ mod routes;
 mod shutdown;
 mod support;
 mod upstream;
+mod upstream_connections;

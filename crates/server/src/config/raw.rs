@@ -52,6 +52,8 @@ pub(super) struct RawUpstream {
     pub(super) url: Spanned<String>,
     pub(super) connect_timeout_seconds: Spanned<f64>,
     pub(super) response_timeout_seconds: Spanned<f64>,
+    pub(super) max_idle_connections: Spanned<u64>,
+    pub(super) idle_timeout_seconds: Spanned<f64>,
     pub(super) http2: bool,
 }
 

@@ -229,6 +229,17 @@ pub(super) fn validate(
             )? as usize,
         },
         upstream_http2: upstream.http2,
+        upstream_max_idle: limit(
+            "upstream.max_idle_connections",
+            &upstream.max_idle_connections,
+            0,
+            65536,
+        )? as usize,
+        upstream_idle_timeout: seconds(
+            "upstream.idle_timeout_seconds",
+            &upstream.idle_timeout_seconds,
+            false,
+        )?,
         shutdown_grace: seconds(
             "limits.shutdown_grace_seconds",
             &l.shutdown_grace_seconds,

@@ -65,6 +65,11 @@ pub struct Config {
     pub http2: Http2,
     /// Speak h2c (prior knowledge) to the upstream (`upstream.http2`).
     pub upstream_http2: bool,
+    /// Idle HTTP/1.1 upstream connections kept per proxy thread
+    /// (`upstream.max_idle_connections`).
+    pub upstream_max_idle: usize,
+    /// How long an idle upstream connection is kept (`upstream.idle_timeout_seconds`).
+    pub upstream_idle_timeout: Duration,
     /// Drain time on shutdown.
     pub shutdown_grace: Duration,
     /// Serve the explain page, `GET /explain` (`[explain] enabled`).

@@ -1,7 +1,9 @@
-//! The upstream: a pooled HTTP/1.1 (or, with `upstream.http2`, h2c) client per serving thread, and the forwarding of an evaluated
-//! request (its head cleaned of hop-by-hop headers and given the forwarding headers, its
-//! response streamed back).
+//! The upstream: the idle HTTP/1.1 connections of a serving thread ([`Pool`]) or, with
+//! `upstream.http2`, hyper-util's h2c client, and the forwarding of an evaluated request (its
+//! head cleaned of hop-by-hop headers and given the forwarding headers, its response streamed
+//! back).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Body;
@@ -26,6 +28,7 @@ use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 
 use super::forwarded;
+use super::pool::Pool;
 
 /// What goes upstream.
 pub(super) enum Outgoing {
@@ -53,28 +56,49 @@ impl Outgoing {
 /// Who sent the request and what the gate decided: (peer, trusted, decision, request id).
 pub(super) type Sent<'a> = (Option<&'a Peer>, bool, Decision, Option<&'a RequestId>);
 
+/// How requests reach the upstream.
+enum Transport {
+    /// HTTP/1.1 keep-alive connections of this thread.
+    Http1(Arc<Pool>),
+    /// h2c with prior knowledge: one connection carries many requests at once.
+    Http2(Box<Client<HttpConnector, Full<Bytes>>>),
+}
+
 /// The upstream of one serving thread.
 pub(super) struct Upstream {
-    client: Client<HttpConnector, Full<Bytes>>,
+    transport: Transport,
     /// `upstream.url`'s host and port, parsed once.
     authority: Option<Authority>,
 }
 
 impl Upstream {
-    /// A client with `config`'s connect timeout, to `config`'s upstream.
+    /// A client with `config`'s connect timeout and idle-connection limits, to `config`'s
+    /// upstream.
     pub(super) fn new(config: &Config) -> Upstream {
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(config.connect_timeout));
-        connector.set_nodelay(true);
-        let mut client = Client::builder(TokioExecutor::new());
-        // h2c with prior knowledge: one connection carries many requests at once.
-        client.http2_only(config.upstream_http2);
+        let authority = (config.upstream.as_deref()).and_then(crate::config::upstream_authority);
+        let transport = if config.upstream_http2 {
+            let mut connector = HttpConnector::new();
+            connector.set_connect_timeout(Some(config.connect_timeout));
+            connector.set_nodelay(true);
+            let mut client = Client::builder(TokioExecutor::new());
+            client.http2_only(true);
+            client.pool_idle_timeout(config.upstream_idle_timeout);
+            Transport::Http2(Box::new(client.build(connector)))
+        } else {
+            let (host, port) = authority
+                .as_ref()
+                .map_or(("", 80), |a| (a.host(), a.port_u16().unwrap_or(80)));
+            Transport::Http1(Pool::new(
+                host,
+                port,
+                config.connect_timeout,
+                config.upstream_idle_timeout,
+                config.upstream_max_idle,
+            ))
+        };
         Upstream {
-            client: client.build(connector),
-            authority: config
-                .upstream
-                .as_deref()
-                .and_then(crate::config::upstream_authority),
+            transport,
+            authority,
         }
     }
 
@@ -113,8 +137,11 @@ impl Upstream {
             ),
         };
         let mut uri = axum::http::uri::Parts::default();
-        uri.scheme = Some(Scheme::HTTP);
-        uri.authority = Some(authority.clone());
+        if let Transport::Http2(_) = self.transport {
+            uri.scheme = Some(Scheme::HTTP);
+            uri.authority = Some(authority.clone());
+        }
+        // An HTTP/1.1 connection writes the URI as given: the origin form.
         uri.path_and_query = target;
         let uri = match Uri::from_parts(uri) {
             // A rewritten target that is not a valid one has no path and query here.
@@ -145,6 +172,12 @@ impl Upstream {
         if let Some(id) = id {
             headers.insert(REQUEST_ID_IN, id.0.clone());
         }
+        if !headers.contains_key(header::HOST) {
+            // As hyper-util's client does: a request without `Host` gets the upstream's.
+            if let Ok(host) = HeaderValue::from_str(authority.as_str()) {
+                headers.insert(header::HOST, host);
+            }
+        }
         let mut outgoing = axum::http::Request::new(Full::new(body));
         *outgoing.method_mut() = method;
         *outgoing.uri_mut() = uri;
@@ -160,26 +193,24 @@ impl Upstream {
         id: Option<RequestId>,
     ) -> Response {
         let sent = Instant::now();
-        let answered =
-            tokio::time::timeout(state.config.response_timeout, self.client.request(outgoing))
-                .await;
+        let exchanged = async {
+            match &self.transport {
+                Transport::Http1(pool) => match pool.send(outgoing).await {
+                    Ok(response) => Ok(streamed(state, response, id.clone())),
+                    Err(e) => Err(e.to_string()),
+                },
+                Transport::Http2(client) => match client.request(outgoing).await {
+                    Ok(response) => Ok(streamed(state, response, id.clone())),
+                    Err(e) => Err(e.to_string()),
+                },
+            }
+        };
+        let answered = tokio::time::timeout(state.config.response_timeout, exchanged).await;
         let metrics = &state.metrics;
         match answered {
             Ok(Ok(response)) => {
                 metrics.upstream_answered(sent.elapsed().as_secs_f64());
-                let (mut parts, body) = response.into_parts();
-                convert::strip_hop_by_hop(&mut parts.headers);
-                // Streamed through: an upstream that fails mid-body makes this response fail
-                // too (the client's connection is cut), never a truncated body passed off as
-                // complete.
-                let metrics = metrics.clone();
-                let body = body.map_err(move |e| {
-                    metrics.upstream_failed(UpstreamError::Body);
-                    let request_id = id.as_ref().map_or("-", RequestId::as_str);
-                    tracing::warn!(request_id, error = %e, "upstream failed mid-body; client connection cut");
-                    e
-                });
-                Response::from_parts(parts, Body::new(body))
+                response
             }
             Ok(Err(e)) => {
                 metrics.upstream_failed(UpstreamError::Connect);
@@ -195,4 +226,28 @@ impl Upstream {
             }
         }
     }
+}
+
+/// The upstream's response with its hop-by-hop headers removed and its body streamed through:
+/// an upstream that fails mid-body makes this response fail too (the client's connection is
+/// cut), never a truncated body passed off as complete.
+fn streamed<B>(
+    state: &AppState,
+    response: axum::http::Response<B>,
+    id: Option<RequestId>,
+) -> Response
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: std::fmt::Display + Into<axum::BoxError>,
+{
+    let (mut parts, body) = response.into_parts();
+    convert::strip_hop_by_hop(&mut parts.headers);
+    let metrics = state.metrics.clone();
+    let body = body.map_err(move |e| {
+        metrics.upstream_failed(UpstreamError::Body);
+        let request_id = id.as_ref().map_or("-", RequestId::as_str);
+        tracing::warn!(request_id, error = %e, "upstream failed mid-body; client connection cut");
+        e
+    });
+    Response::from_parts(parts, Body::new(body))
 }
