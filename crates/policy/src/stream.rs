@@ -92,15 +92,25 @@ impl<'p> BodyScan<'p> {
         if self.coding_failed {
             return;
         }
-        let Some(decoder) = self.decoder.as_mut() else {
+        if self.decoder.is_none() {
             self.feed_decoded(chunk);
             return;
-        };
+        }
+        // Piece by piece, each piece's decoded bytes checked before the next is decoded: a
+        // chunk of well-compressed text decodes to a hundred times its size or more, which is
+        // never held whole.
         let mut decoded = Vec::new();
-        let result = decoder.feed(chunk, &mut decoded);
-        self.feed_decoded(&decoded);
-        if let Err(e) = result {
-            self.coding_error(&e);
+        for piece in chunk.chunks(coding::PIECE) {
+            let Some(decoder) = self.decoder.as_mut() else {
+                return;
+            };
+            decoded.clear();
+            let result = decoder.feed(piece, &mut decoded);
+            self.feed_decoded(&decoded);
+            if let Err(e) = result {
+                self.coding_error(&e);
+                return;
+            }
         }
     }
 

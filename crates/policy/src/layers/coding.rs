@@ -146,7 +146,7 @@ const RATIO_FLOOR: u64 = 64 * 1024;
 
 /// Input is handed to a stage in pieces of at most this size, so one piece's expansion stays
 /// small (deflate expands at most about 1 032 times).
-const PIECE: usize = 4 * 1024;
+pub(crate) const PIECE: usize = 4 * 1024;
 
 impl Decoder {
     /// A decoder for a body coded with `codings` (in the order they were applied).
