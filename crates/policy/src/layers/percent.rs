@@ -16,6 +16,20 @@ pub(crate) fn split_ext_value(ext: &[u8]) -> Option<(&[u8], usize)> {
 /// valid escape stays as it is, as in every mainstream decoder; the returned findings use
 /// offsets in the decoded bytes, which keep those characters.
 pub(crate) fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>) {
+    // Most components have no escape and no `+`: they decode to themselves, with no finding
+    // (every finding below starts at a `%`).
+    let plain = match plus_is_space {
+        true => memchr::memchr2(b'%', b'+', raw).is_none(),
+        false => memchr::memchr(b'%', raw).is_none(),
+    };
+    if plain {
+        return (raw.to_vec(), Vec::new());
+    }
+    decode_escapes(raw, plus_is_space)
+}
+
+/// [`decode`] without the shortcut for components with nothing to decode.
+fn decode_escapes(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>) {
     let mut out = Vec::with_capacity(raw.len());
     // Which decoded bytes came from an escape rather than verbatim from `raw`.
     let mut from_escape = Vec::with_capacity(raw.len());
@@ -206,6 +220,18 @@ mod tests {
                 (FindingKind::DoubleEncoding, 0)
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// The shortcut for components without `%` (and `+` where it is a space) gives what
+        /// decoding them gives.
+        #[test]
+        fn the_shortcut_decodes_as_the_decoder_does(
+            raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            plus_is_space in proptest::prelude::any::<bool>(),
+        ) {
+            proptest::prop_assert_eq!(decode(&raw, plus_is_space), decode_escapes(&raw, plus_is_space));
+        }
     }
 
     #[test]
