@@ -12,6 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+#[cfg(test)]
 use serde::Serialize;
 use utf8gate_policy::{Decision, Mode};
 
@@ -45,7 +46,8 @@ impl AuditRecord {
     }
 }
 
-/// One audit line as written.
+/// One audit line, serialized by serde_json: the reference [`json_line`] is tested against.
+#[cfg(test)]
 #[derive(Serialize)]
 struct Line<'a> {
     timestamp: Timestamp,
@@ -100,7 +102,10 @@ fn milliseconds(seconds: f64) -> f64 {
     (seconds * 1_000_000.0).round() / 1000.0
 }
 
-/// The JSON line with its newline.
+/// The JSON line with its newline: the keys and values serde_json writes for the same line
+/// (a test compares them), written directly. Strings are copied as they are unless they hold
+/// something JSON escapes (request ids come from clients); numbers and the float are
+/// serde_json's own.
 fn json_line(
     record: &AuditRecord,
     request_id: &str,
@@ -108,28 +113,55 @@ fn json_line(
     duration_ms: f64,
     now: SystemTime,
 ) -> Vec<u8> {
-    let line = Line {
-        timestamp: Timestamp(now),
-        level: "INFO",
-        message: "request",
-        request_id,
-        mode: record.mode.as_str(),
-        decision: record.decision.as_str(),
-        enforced: record.enforced,
-        profile: &record.profile,
-        route: record.route_name(),
-        kinds: &record.kinds,
-        excluded: &record.excluded,
-        findings: record.findings,
-        status,
-        duration_ms,
-        target: "utf8gate::audit",
-    };
-    let mut out = Vec::with_capacity(256);
-    // Serializing plain fields into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut out, &line);
-    out.push(b'\n');
+    use std::io::Write;
+    let mut out = Vec::with_capacity(320);
+    // Writing into a Vec cannot fail.
+    let _ = write!(out, "{{\"timestamp\":\"{}\"", Timestamp(now));
+    out.extend_from_slice(b",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
+    json_string(&mut out, request_id);
+    for (key, value) in [
+        (&b",\"mode\":"[..], record.mode.as_str()),
+        (b",\"decision\":", record.decision.as_str()),
+    ] {
+        out.extend_from_slice(key);
+        json_string(&mut out, value);
+    }
+    out.extend_from_slice(match record.enforced {
+        true => b",\"enforced\":true",
+        false => b",\"enforced\":false",
+    });
+    for (key, value) in [
+        (&b",\"profile\":"[..], record.profile.as_str()),
+        (b",\"route\":", record.route_name()),
+        (b",\"kinds\":", &record.kinds),
+        (b",\"excluded\":", &record.excluded),
+    ] {
+        out.extend_from_slice(key);
+        json_string(&mut out, value);
+    }
+    let _ = write!(
+        out,
+        ",\"findings\":{},\"status\":{status},\"duration_ms\":",
+        record.findings
+    );
+    let _ = serde_json::to_writer(&mut out, &duration_ms);
+    out.extend_from_slice(b",\"target\":\"utf8gate::audit\"}\n");
     out
+}
+
+/// `text` as a JSON string: copied between quotes when nothing in it needs an escape, else
+/// escaped by serde_json.
+fn json_string(out: &mut Vec<u8>, text: &str) {
+    let plain = text
+        .bytes()
+        .all(|b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, text);
+    }
 }
 
 /// A time as `tracing`'s `SystemTime` timer writes it: RFC 3339, UTC, microseconds.
@@ -156,6 +188,7 @@ impl fmt::Display for Timestamp {
     }
 }
 
+#[cfg(test)]
 impl Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
@@ -264,6 +297,64 @@ mod tests {
                 direct_stamp.len(),
                 formatted_stamp.len(),
                 "{direct_stamp} {formatted_stamp}"
+            );
+        }
+    }
+
+    /// The reference: the same line serialized by serde_json from [`Line`].
+    fn serde_line(r: &AuditRecord, id: &str, status: u16, ms: f64, now: SystemTime) -> Vec<u8> {
+        let line = Line {
+            timestamp: Timestamp(now),
+            level: "INFO",
+            message: "request",
+            request_id: id,
+            mode: r.mode.as_str(),
+            decision: r.decision.as_str(),
+            enforced: r.enforced,
+            profile: &r.profile,
+            route: r.route_name(),
+            kinds: &r.kinds,
+            excluded: &r.excluded,
+            findings: r.findings,
+            status,
+            duration_ms: ms,
+            target: "utf8gate::audit",
+        };
+        let mut out = serde_json::to_vec(&line).unwrap();
+        out.push(b'\n');
+        out
+    }
+
+    proptest::proptest! {
+        /// The directly written line is serde_json's, byte for byte, whatever the strings hold
+        /// (quotes, backslashes, controls, non-ASCII) and whatever the numbers are.
+        #[test]
+        fn direct_lines_equal_serde_jsons(
+            id in ".{0,40}",
+            profile in "[a-z_\\-\"\\\\\u{0}-\u{1f}\u{7f}é]{0,20}",
+            kinds in "[a-z_,]{0,40}",
+            excluded in ".{0,20}",
+            enforced in proptest::prelude::any::<bool>(),
+            findings in proptest::prelude::any::<u64>(),
+            status in proptest::prelude::any::<u16>(),
+            ms in proptest::prelude::any::<f64>(),
+            secs in 0u64..253_402_300_799,
+        ) {
+            let record = AuditRecord {
+                mode: Mode::Scan,
+                decision: Decision::Sanitize,
+                enforced,
+                profile,
+                kinds,
+                findings,
+                excluded,
+                route: None,
+            };
+            let now = UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            let ms = if ms.is_finite() { ms } else { 0.5 };
+            proptest::prop_assert_eq!(
+                String::from_utf8(json_line(&record, &id, status, ms, now)).unwrap(),
+                String::from_utf8(serde_line(&record, &id, status, ms, now)).unwrap()
             );
         }
     }
