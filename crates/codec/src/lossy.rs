@@ -14,11 +14,12 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 /// Converts `bytes` to text, replacing each maximal subpart of an ill-formed sequence with
 /// U+FFFD. Valid input is borrowed, not copied.
 pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match simdutf8::basic::from_utf8(bytes) {
+    match simdutf8::compat::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
-        Err(_) => {
+        // The scan that found the first error is reused: decoding continues from it.
+        Err(first) => {
             let mut out = String::with_capacity(bytes.len() + bytes.len() / 8 + 3);
-            push_lossy(bytes, &mut out);
+            push_from(bytes, Err(first), &mut out);
             Cow::Owned(out)
         }
     }
@@ -27,25 +28,33 @@ pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
 /// Appends the lossy decoding of `bytes` to `out`; returns how many U+FFFD were written.
 pub fn push_lossy(bytes: &[u8], out: &mut String) -> usize {
     out.reserve(bytes.len());
-    let mut rest = bytes;
+    push_from(bytes, simdutf8::compat::from_utf8(bytes), out)
+}
+
+/// [`push_lossy`] given `simdutf8::compat`'s verdict on `rest`.
+fn push_from<'a>(
+    mut rest: &'a [u8],
+    mut verdict: Result<&'a str, simdutf8::compat::Utf8Error>,
+    out: &mut String,
+) -> usize {
     let mut replaced = 0;
     loop {
-        match simdutf8::compat::from_utf8(rest) {
+        let e = match verdict {
             Ok(text) => {
                 out.push_str(text);
                 return replaced;
             }
-            Err(e) => {
-                let (valid, after) = rest.split_at(e.valid_up_to());
-                out.push_str(validated_prefix(valid));
-                out.push(REPLACEMENT);
-                replaced += 1;
-                match e.error_len() {
-                    Some(n) => rest = &after[n..],
-                    None => return replaced,
-                }
-            }
+            Err(e) => e,
+        };
+        let (valid, after) = rest.split_at(e.valid_up_to());
+        out.push_str(validated_prefix(valid));
+        out.push(REPLACEMENT);
+        replaced += 1;
+        match e.error_len() {
+            Some(n) => rest = &after[n..],
+            None => return replaced,
         }
+        verdict = simdutf8::compat::from_utf8(rest);
     }
 }
 
