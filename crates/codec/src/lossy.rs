@@ -14,11 +14,12 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 /// Converts `bytes` to text, replacing each maximal subpart of an ill-formed sequence with
 /// U+FFFD. Valid input is borrowed, not copied.
 pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match simdutf8::basic::from_utf8(bytes) {
+    match simdutf8::compat::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
-        Err(_) => {
+        // The scan that found the first error is reused: decoding continues from it.
+        Err(first) => {
             let mut out = String::with_capacity(bytes.len() + bytes.len() / 8 + 3);
-            push_lossy(bytes, &mut out);
+            push_from(bytes, Err(first), &mut out);
             Cow::Owned(out)
         }
     }
@@ -26,30 +27,50 @@ pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
 
 /// Appends the lossy decoding of `bytes` to `out`; returns how many U+FFFD were written.
 pub fn push_lossy(bytes: &[u8], out: &mut String) -> usize {
-    let mut rest = bytes;
+    out.reserve(bytes.len());
+    push_from(bytes, simdutf8::compat::from_utf8(bytes), out)
+}
+
+/// [`push_lossy`] given `simdutf8::compat`'s verdict on `rest`.
+fn push_from<'a>(
+    mut rest: &'a [u8],
+    mut verdict: Result<&'a str, simdutf8::compat::Utf8Error>,
+    out: &mut String,
+) -> usize {
     let mut replaced = 0;
     loop {
-        match simdutf8::compat::from_utf8(rest) {
+        let e = match verdict {
             Ok(text) => {
                 out.push_str(text);
                 return replaced;
             }
-            Err(e) => {
-                let (valid, after) = rest.split_at(e.valid_up_to());
-                // `valid` was just validated; re-checking it with the SIMD validator costs a
-                // fraction of a cycle per byte and keeps this module free of `unsafe`.
-                if let Ok(text) = simdutf8::basic::from_utf8(valid) {
-                    out.push_str(text);
-                }
-                out.push(REPLACEMENT);
-                replaced += 1;
-                match e.error_len() {
-                    Some(n) => rest = &after[n..],
-                    None => return replaced,
-                }
-            }
+            Err(e) => e,
+        };
+        let (valid, after) = rest.split_at(e.valid_up_to());
+        out.push_str(validated_prefix(valid));
+        out.push(REPLACEMENT);
+        replaced += 1;
+        match e.error_len() {
+            Some(n) => rest = &after[n..],
+            None => return replaced,
         }
+        verdict = simdutf8::compat::from_utf8(rest);
     }
+}
+
+/// `valid` as text, for a prefix that `simdutf8::compat` reported valid (`..valid_up_to()`).
+///
+/// Re-validating it with `simdutf8::basic` cost 1.6 of the 7.4 instructions per byte of lossy
+/// decoding on text with 1 % invalid bytes (`docs/BENCHMARKS.md`), so this is the crate's one
+/// `unsafe`; `tests/lossy_prefix.rs` compares it with the checked conversion.
+#[allow(unsafe_code)]
+#[inline]
+fn validated_prefix(valid: &[u8]) -> &str {
+    debug_assert!(core::str::from_utf8(valid).is_ok());
+    // SAFETY: `valid` is `rest[..e.valid_up_to()]` for the `compat::Utf8Error` `e` of `rest`,
+    // and `valid_up_to` is, as for `core::str::Utf8Error`, the length of the longest prefix of
+    // `rest` that is valid UTF-8 (ending at a character boundary).
+    unsafe { core::str::from_utf8_unchecked(valid) }
 }
 
 /// The length of the maximal subpart at the start of `bytes` when it is not a valid character:
