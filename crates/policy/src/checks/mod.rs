@@ -7,10 +7,12 @@ use crate::finding::RawFinding;
 
 pub(crate) mod bom;
 pub(crate) mod bytes;
+pub(crate) mod clean;
 pub(crate) mod controls;
 pub(crate) mod lookalike;
 pub(crate) mod nfc;
 mod run;
+mod segmented;
 pub(crate) mod traversal;
 pub(crate) mod utf8;
 mod wide;

@@ -106,6 +106,13 @@ pub(crate) fn inert_text_is_stream_safe(text: &str, limit: usize) -> bool {
         })
 }
 
+/// The most trailing non-starters one character adds in the stream-safe count (of its NFKD):
+/// with a limit at least this, a run over the limit needs characters with leading
+/// non-starters.
+pub(crate) fn max_trailing_nonstarters() -> usize {
+    usize::from(stream_safe_tables().max_trail)
+}
+
 /// `text` in NFC; borrowed when already NFC.
 ///
 /// Only the regions around non-inert characters go through the normalizer; the inert text
