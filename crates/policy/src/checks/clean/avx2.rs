@@ -6,8 +6,8 @@ use std::arch::x86_64::*;
 
 use super::{COARSE_HI, COARSE_LO, Context, FULL_WIDTH_HI, FULL_WIDTH_LO};
 
-/// Bytes classified per step of the main loops.
-const STEP: usize = 64;
+/// Bytes classified per step of the main loop.
+const STEP: usize = 128;
 
 /// A 16-byte table in both 128-bit lanes (for `vpshufb`).
 #[inline]
@@ -101,7 +101,8 @@ impl Tables {
     }
 
     /// Bit mask of the candidates among the 32 bytes at `at` whose coarse classes are `c`
-    /// (`at + 34 <= bytes.len()`).
+    /// (`at + 34 <= bytes.len()`). The refined test of a lead family (`Cx`, `Ex`, `Fx`), and of
+    /// each `Ex` lead, is only computed when the block has one.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn candidates(&self, bytes: &[u8], at: usize, c: __m256i) -> u32 {
@@ -113,81 +114,130 @@ impl Tables {
         let and = |a: __m256i, b: __m256i| _mm256_and_si256(a, b);
         let or = |a: __m256i, b: __m256i| _mm256_or_si256(a, b);
         let andnot = |a: __m256i, b: __m256i| _mm256_andnot_si256(a, b); // b & !a
-        let b1_80 = eq(b1, 0x80);
-        let latin1 = andnot(
-            or(
-                or(eq(b1, 0xA5), eq(b1, 0xAB)),
-                or(eq(b1, 0xAD), eq(b1, 0xBB)),
-            ),
-            and(eq(b0, 0xC2), ge(b1, 0xA0)),
-        );
-        let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
-        let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
-        let punctuation = and(
-            eq(b0, 0xE2),
-            or(and(b1_80, within(b2, 0x82, 0x8F)), symbols),
-        );
-        let marks = or(
-            and(b1_80, within(b2, 0xAA, 0xAF)),
-            and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
-        );
-        let kana = andnot(marks, eq(b0, 0xE3));
-        let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
-        let hi2 = _mm256_and_si256(_mm256_srli_epi16(b2, 4), self.nibble);
-        let lo2 = _mm256_and_si256(b2, self.nibble);
-        let lookalike = _mm256_and_si256(
-            _mm256_shuffle_epi8(self.wide_hi, hi2),
-            _mm256_shuffle_epi8(self.wide_lo, lo2),
-        );
-        let not_lookalike = _mm256_cmpeq_epi8(lookalike, _mm256_setzero_si256());
-        let forms = and(
-            eq(b0, 0xEF),
-            or(
-                and(eq(b1, 0xB8), le(b2, 0x8F)),
-                and(within(b1, 0xBC, 0xBD), not_lookalike),
-            ),
-        );
-        let astral = and(
-            and(eq(b0, 0xF0), within(b1, 0x9F, 0xAE)),
-            _mm256_xor_si256(and(eq(b1, 0x9F), eq(b2, 0xBF)), splat(0xFF)),
-        );
-        let tags = and(eq(b0, 0xF3), eq(b1, 0xA0));
-        let clean = or(
-            or(or(latin1, greek), or(punctuation, kana)),
-            or(or(hangul, forms), or(astral, tags)),
-        );
+        let none = |v: __m256i| _mm256_testz_si256(v, v) != 0;
+        let has_class = |bit: u8| _mm256_testz_si256(c, splat(bit)) == 0;
+        let mut clean = _mm256_setzero_si256();
+        if has_class(0x08) {
+            let latin1 = andnot(
+                or(
+                    or(eq(b1, 0xA5), eq(b1, 0xAB)),
+                    or(eq(b1, 0xAD), eq(b1, 0xBB)),
+                ),
+                and(eq(b0, 0xC2), ge(b1, 0xA0)),
+            );
+            let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
+            clean = or(latin1, greek);
+        }
+        if has_class(0x20) {
+            let e2 = eq(b0, 0xE2);
+            if !none(e2) {
+                let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
+                let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
+                clean = or(clean, and(e2, or(spaces, symbols)));
+            }
+            let e3 = eq(b0, 0xE3);
+            if !none(e3) {
+                let marks = or(
+                    and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
+                    and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
+                );
+                clean = or(clean, andnot(marks, e3));
+            }
+            clean = or(clean, and(eq(b0, 0xEA), ge(b1, 0xB0)));
+            let ef = eq(b0, 0xEF);
+            if !none(ef) {
+                let hi2 = _mm256_and_si256(_mm256_srli_epi16(b2, 4), self.nibble);
+                let lo2 = _mm256_and_si256(b2, self.nibble);
+                let lookalike = _mm256_and_si256(
+                    _mm256_shuffle_epi8(self.wide_hi, hi2),
+                    _mm256_shuffle_epi8(self.wide_lo, lo2),
+                );
+                let not_lookalike = _mm256_cmpeq_epi8(lookalike, _mm256_setzero_si256());
+                let forms = or(
+                    and(eq(b1, 0xB8), le(b2, 0x8F)),
+                    and(within(b1, 0xBC, 0xBD), not_lookalike),
+                );
+                clean = or(clean, and(ef, forms));
+            }
+        }
+        if has_class(0x40) {
+            let astral = and(
+                and(eq(b0, 0xF0), within(b1, 0x9F, 0xAE)),
+                _mm256_xor_si256(and(eq(b1, 0x9F), eq(b2, 0xBF)), splat(0xFF)),
+            );
+            let tags = and(eq(b0, 0xF3), eq(b1, 0xA0));
+            clean = or(clean, or(astral, tags));
+        }
         let coarse = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, _mm256_setzero_si256())) as u32);
         coarse & !(_mm256_movemask_epi8(clean) as u32)
     }
+
+    /// The first candidate among the `N` bytes of `window` that are not lookahead (`N` a
+    /// multiple of 32 up to `window.len() - 2`), as an offset.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn first_in<const N: usize>(&self, window: &[u8]) -> Option<usize> {
+        let mut classes = [_mm256_setzero_si256(); 4];
+        let mut any = _mm256_setzero_si256();
+        for (k, c) in classes.iter_mut().enumerate().take(N / 32) {
+            *c = self.coarse(load(window, 32 * k));
+            any = _mm256_or_si256(any, *c);
+        }
+        if _mm256_testz_si256(any, any) != 0 {
+            return None;
+        }
+        for (k, &c) in classes.iter().enumerate().take(N / 32) {
+            if _mm256_testz_si256(c, c) == 0 {
+                let m = self.candidates(window, 32 * k, c);
+                if m != 0 {
+                    return Some(32 * k + m.trailing_zeros() as usize);
+                }
+            }
+        }
+        None
+    }
 }
+
+/// Bytes classified per step of the main loop, and the lookahead the refined test reads.
+const WINDOW: usize = STEP + 2;
 
 /// [`super::first_candidate`] with AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
+    first_with(&Tables::new(cx), bytes, from)
+}
+
+/// Every candidate of `bytes` (for the tests: the tables are built once).
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
     let t = Tables::new(cx);
+    let mut found = Vec::new();
+    while let Some(p) = first_with(&t, bytes, found.last().map_or(0, |&p| p + 1)) {
+        found.push(p);
+    }
+    found
+}
+
+/// [`first_candidate`] with the tables built.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn first_with(t: &Tables, bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     // Whole steps while the refined test can read two bytes past them.
-    while i + STEP + 2 <= bytes.len() {
-        let (c0, c1) = (t.coarse(load(bytes, i)), t.coarse(load(bytes, i + 32)));
-        if _mm256_testz_si256(_mm256_or_si256(c0, c1), _mm256_or_si256(c0, c1)) == 0 {
-            for (k, c) in [(0, c0), (32, c1)] {
-                let m = t.candidates(bytes, i + k, c);
-                if m != 0 {
-                    return Some(i + k + m.trailing_zeros() as usize);
-                }
-            }
+    while let Some(window) = bytes.get(i..i + WINDOW) {
+        let window: &[u8; WINDOW] = window.try_into().expect("a whole window");
+        if let Some(k) = t.first_in::<STEP>(window) {
+            return Some(i + k);
         }
         i += STEP;
     }
-    // The rest (at most `STEP + 1` bytes), padded with zeros (past the end, candidates are
-    // masked off).
+    // The rest (at most `WINDOW - 1` bytes), padded with zeros: past the end, candidates are
+    // masked off.
     let rest = &bytes[i.min(bytes.len())..];
-    let mut padded = [0u8; STEP + 32 + 2];
+    let mut padded = [0u8; WINDOW + 32];
     padded[..rest.len()].copy_from_slice(rest);
-    for k in [0, 32, 64] {
-        if k >= rest.len() {
-            break;
-        }
+    for k in (0..rest.len()).step_by(32) {
         let c = t.coarse(load(&padded, k));
         let valid = rest.len() - k;
         let keep = if valid >= 32 {
@@ -203,21 +253,31 @@ pub(super) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<
     None
 }
 
-/// [`super::is_clean_ascii`] with AVX2: 128 bytes per test of the two accumulated vectors (the
-/// bytes, for their high bits, and their coarse classes).
+/// [`super::is_clean_ascii`] with AVX2, 128 bytes per test. A byte is bad when it is not
+/// ASCII, is DEL, or is below `0x20`: `v + 1` is then below `0x21` as a signed byte. A bad
+/// byte that is an ordinary TAB, LF or CR is let through by a lookup of `v` saturated up by
+/// `0x70` (only `0x00`–`0x0F` stay below `0x80` and index the table by their low nibble).
 #[target_feature(enable = "avx2")]
 pub(super) fn is_clean_ascii(bytes: &[u8], cx: Context) -> bool {
-    let t = Tables::new(cx);
+    let mut ordinary = [0u8; 16];
+    if cx.text_content {
+        for b in [b'\t', b'\n', b'\r'] {
+            ordinary[usize::from(b)] = 0xFF;
+        }
+    }
+    let ordinary = table(&ordinary);
+    let (one, limit, up) = (splat(1), splat(0x21), splat(0x70));
     let mut chunks = bytes.chunks_exact(128);
     for chunk in &mut chunks {
-        let mut high = _mm256_setzero_si256();
-        let mut classes = _mm256_setzero_si256();
+        let chunk: &[u8; 128] = chunk.try_into().expect("128 bytes");
+        let mut bad = _mm256_setzero_si256();
         for k in [0, 32, 64, 96] {
             let v = load(chunk, k);
-            high = _mm256_or_si256(high, v);
-            classes = _mm256_or_si256(classes, t.coarse(v));
+            let low = _mm256_cmpgt_epi8(limit, _mm256_add_epi8(v, one));
+            let ok = _mm256_shuffle_epi8(ordinary, _mm256_adds_epu8(v, up));
+            bad = _mm256_or_si256(bad, _mm256_andnot_si256(ok, low));
         }
-        if _mm256_movemask_epi8(high) != 0 || _mm256_testz_si256(classes, classes) == 0 {
+        if _mm256_testz_si256(bad, bad) == 0 {
             return false;
         }
     }

@@ -140,6 +140,16 @@ fn all(bytes: &[u8], find: impl Fn(&[u8], usize) -> Option<usize>) -> Vec<usize>
     found
 }
 
+/// Every candidate of `bytes`: with AVX2 when the CPU has it, else portable.
+fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected just above.
+        return unsafe { avx2::every_candidate(bytes, cx) };
+    }
+    all(bytes, |b, f| first_candidate_portable(b, f, cx))
+}
+
 /// The dispatched classifier (AVX2 where the CPU has it) flags the same bytes as the portable
 /// one, for every lead byte and second byte, and every third byte the refined test reads.
 #[test]
@@ -158,7 +168,7 @@ fn every_byte_triple_is_flagged_alike() {
                 };
                 let bytes: Vec<u8> = thirds.into_iter().flat_map(|b2| [b0, b1, b2]).collect();
                 assert_eq!(
-                    all(&bytes, |b, f| first_candidate(b, f, cx)),
+                    every_candidate(&bytes, cx),
                     all(&bytes, |b, f| first_candidate_portable(b, f, cx)),
                     "{b0:02X} {b1:02X} {cx:?}"
                 );
