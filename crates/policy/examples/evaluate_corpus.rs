@@ -1,7 +1,7 @@
 //! `cargo run --release -p utf8gate-policy --example evaluate_corpus -- SCRIPT SIZE REPS`:
 //! evaluates one benchmark corpus (the `evaluate` bench's request: default profile,
 //! `text/plain` body) `REPS` times, for profiling the clean path under callgrind or perf
-//! without criterion's own work in the profile.
+//! without criterion's own work in the profile. Prints the rate of the repetitions.
 
 use std::hint::black_box;
 
@@ -23,7 +23,13 @@ fn main() {
     // Warm: the lazily built tables are built outside the measured repetitions.
     let first = evaluate(&profile, &request);
     assert_eq!(first.verdict.decision, Decision::Allow, "{script}");
+    let start = std::time::Instant::now();
     measured(&profile, &request, reps);
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{script}/{size}: {:.2} GB/s",
+        (size * reps) as f64 / seconds / 1e9
+    );
 }
 
 /// The repetitions, in a function of their own for `callgrind --toggle-collect=*measured*`.

@@ -102,10 +102,12 @@ impl Tables {
 
     /// Bit mask of the candidates among the 32 bytes at `at` whose coarse classes are `c`
     /// (`at + 34 <= bytes.len()`). The refined test of a lead family (`Cx`, `Ex`, `Fx`), and of
-    /// each `Ex` lead, is only computed when the block has one.
+    /// the leads `E2`, `E3`, `EF`, is only computed when `present` says the window has one
+    /// (decided per window rather than per block, the branches are predictable on text of one
+    /// script).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn candidates(&self, bytes: &[u8], at: usize, c: __m256i) -> u32 {
+    fn candidates(&self, bytes: &[u8], at: usize, c: __m256i, present: Present) -> u32 {
         let (b0, b1, b2) = (load(bytes, at), load(bytes, at + 1), load(bytes, at + 2));
         let eq = |v: __m256i, k: u8| _mm256_cmpeq_epi8(v, splat(k));
         let ge = |v: __m256i, k: u8| _mm256_cmpeq_epi8(_mm256_max_epu8(v, splat(k)), v);
@@ -114,10 +116,8 @@ impl Tables {
         let and = |a: __m256i, b: __m256i| _mm256_and_si256(a, b);
         let or = |a: __m256i, b: __m256i| _mm256_or_si256(a, b);
         let andnot = |a: __m256i, b: __m256i| _mm256_andnot_si256(a, b); // b & !a
-        let none = |v: __m256i| _mm256_testz_si256(v, v) != 0;
-        let has_class = |bit: u8| _mm256_testz_si256(c, splat(bit)) == 0;
         let mut clean = _mm256_setzero_si256();
-        if has_class(0x08) {
+        if present.c {
             let latin1 = andnot(
                 or(
                     or(eq(b1, 0xA5), eq(b1, 0xAB)),
@@ -128,15 +128,15 @@ impl Tables {
             let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
             clean = or(latin1, greek);
         }
-        if has_class(0x20) {
-            let e2 = eq(b0, 0xE2);
-            if !none(e2) {
+        if present.e {
+            if present.e2 {
+                let e2 = eq(b0, 0xE2);
                 let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
                 let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
                 clean = or(clean, and(e2, or(spaces, symbols)));
             }
-            let e3 = eq(b0, 0xE3);
-            if !none(e3) {
+            if present.e3 {
+                let e3 = eq(b0, 0xE3);
                 let marks = or(
                     and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
                     and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
@@ -144,8 +144,8 @@ impl Tables {
                 clean = or(clean, andnot(marks, e3));
             }
             clean = or(clean, and(eq(b0, 0xEA), ge(b1, 0xB0)));
-            let ef = eq(b0, 0xEF);
-            if !none(ef) {
+            if present.ef {
+                let ef = eq(b0, 0xEF);
                 let hi2 = _mm256_and_si256(_mm256_srli_epi16(b2, 4), self.nibble);
                 let lo2 = _mm256_and_si256(b2, self.nibble);
                 let lookalike = _mm256_and_si256(
@@ -160,7 +160,7 @@ impl Tables {
                 clean = or(clean, and(ef, forms));
             }
         }
-        if has_class(0x40) {
+        if present.f {
             let astral = and(
                 and(eq(b0, 0xF0), within(b1, 0x9F, 0xAE)),
                 _mm256_xor_si256(and(eq(b1, 0x9F), eq(b2, 0xBF)), splat(0xFF)),
@@ -186,15 +186,61 @@ impl Tables {
         if _mm256_testz_si256(any, any) != 0 {
             return None;
         }
+        let present = Present::of(window, N, any);
         for (k, &c) in classes.iter().enumerate().take(N / 32) {
             if _mm256_testz_si256(c, c) == 0 {
-                let m = self.candidates(window, 32 * k, c);
+                let m = self.candidates(window, 32 * k, c, present);
                 if m != 0 {
                     return Some(32 * k + m.trailing_zeros() as usize);
                 }
             }
         }
         None
+    }
+}
+
+/// Which refined tests a window needs: the lead families its coarse classes have, and whether
+/// it has the leads `E2`, `E3`, `EF`.
+#[derive(Clone, Copy)]
+struct Present {
+    c: bool,
+    e: bool,
+    f: bool,
+    e2: bool,
+    e3: bool,
+    ef: bool,
+}
+
+impl Present {
+    /// The refined tests the first `n` bytes of `window` need (`n` a multiple of 32), whose
+    /// coarse classes ORed are `classes`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn of(window: &[u8], n: usize, classes: __m256i) -> Present {
+        let has_class = |bit: u8| _mm256_testz_si256(classes, splat(bit)) == 0;
+        let e = has_class(0x20);
+        let (mut e2, mut e3, mut ef) = (
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+        );
+        if e {
+            for k in (0..n).step_by(32) {
+                let v = load(window, k);
+                e2 = _mm256_or_si256(e2, _mm256_cmpeq_epi8(v, splat(0xE2)));
+                e3 = _mm256_or_si256(e3, _mm256_cmpeq_epi8(v, splat(0xE3)));
+                ef = _mm256_or_si256(ef, _mm256_cmpeq_epi8(v, splat(0xEF)));
+            }
+        }
+        let any = |v: __m256i| _mm256_testz_si256(v, v) == 0;
+        Present {
+            c: has_class(0x08),
+            e,
+            f: has_class(0x40),
+            e2: any(e2),
+            e3: any(e3),
+            ef: any(ef),
+        }
     }
 }
 
@@ -245,7 +291,8 @@ fn first_with(t: &Tables, bytes: &[u8], from: usize) -> Option<usize> {
         } else {
             (1u32 << valid) - 1
         };
-        let m = t.candidates(&padded, k, c) & keep;
+        let present = Present::of(&padded[k..], 32, c);
+        let m = t.candidates(&padded, k, c, present) & keep;
         if m != 0 {
             return Some(i + k + m.trailing_zeros() as usize);
         }
