@@ -21,7 +21,16 @@
 //!
 //! A test checks every scalar value the classifier calls clean against the checks' own
 //! definitions. The AVX2 build ([`avx2`]) computes the same bytes 32 at a time with nibble
-//! lookups (`vpshufb`); the portable build calls the scalar test on each byte.
+//! lookups (`vpshufb`), 128 bytes per step, and computes the refined tests of a step only for
+//! the lead families (and the leads `E2`, `E3`, `EF`) the step has. The portable build calls
+//! the scalar test on each byte: it is the reference the AVX2 build is tested against, and
+//! about 12× slower, so without AVX2 the checks do not use the classifier
+//! ([`is_vectorized`]) and take the per-check path.
+//!
+//! This module is one of the crate's two uses of `unsafe` (with `super::wide`): calling the
+//! AVX2 functions, sound once AVX2 is detected, and unaligned 32-byte loads from slices of at
+//! least 32 bytes. The AVX2 classifier makes the clean path of `evaluate` 10–13× faster than
+//! the byte loop (docs/BENCHMARKS.md).
 
 #![allow(unsafe_code)]
 
@@ -143,6 +152,18 @@ fn candidate_at(bytes: &[u8], i: usize, cx: Context) -> bool {
 /// reference of the AVX2 one).
 pub(crate) fn first_candidate_portable(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
     (from..bytes.len()).find(|&i| candidate_at(bytes, i, cx))
+}
+
+/// Whether the classifier has its vector build on this CPU (AVX2). Without it the checks take
+/// the per-check path: the portable classifier, a byte loop, is slower than the per-check
+/// scans, which LLVM vectorizes for the baseline target.
+#[inline]
+pub(crate) fn is_vectorized() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return true;
+    }
+    false
 }
 
 /// The offset of the first candidate at or after `from` in `bytes` (valid UTF-8; `from` a char

@@ -1,7 +1,8 @@
 //! The checks run on every field, each in its own module. They produce raw findings
 //! ([`RawFinding`]): findings before the profile has chosen their
 //! action. [`run`] runs them all on one field; [`wide`] is the same code compiled for AVX2;
-//! [`bytes`] holds the byte scans they share.
+//! [`bytes`] holds the byte scans they share. [`clean`] proves characters clean for every check
+//! in one pass, so that [`segmented`] runs the character and NFC checks only around the others.
 
 use crate::finding::RawFinding;
 

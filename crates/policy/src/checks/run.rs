@@ -42,7 +42,7 @@ pub(super) fn check_field_inlined(
         text_content: part.is_text_content(),
         best_fit: options.lookalikes == lookalike::Table::BestFit,
     };
-    if clean::is_clean_ascii(bytes, cx) {
+    if clean::is_vectorized() && clean::is_clean_ascii(bytes, cx) {
         let mut findings = Vec::new();
         if traversal::applies_to(part) {
             let known = traversal::Known {

@@ -41,8 +41,8 @@ pub(super) fn check_run(
     out: &mut Vec<RawFinding>,
 ) -> Option<(usize, char)> {
     let max = options.max_nonstarters;
-    if max < nfc::max_trailing_nonstarters() {
-        // A single character can then go over the limit: no clean boundaries.
+    // With a limit below it a single character can go over the limit: no clean boundaries.
+    if max < nfc::max_trailing_nonstarters() || !clean::is_vectorized() {
         return run::check_run_per_check(part, offset, text, at_body_start, options, out);
     }
     let cx = Context {
