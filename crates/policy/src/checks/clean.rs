@@ -49,25 +49,27 @@ pub(crate) struct Context {
 }
 
 /// Coarse classes by high nibble of a byte; a byte is a coarse candidate when
-/// `COARSE_HI[b >> 4] & COARSE_LO[b & 15] != 0` (with [`coarse_lo`] for the part).
+/// `COARSE_HI[b >> 4] & COARSE_LO[b & 15] != 0` (with [`coarse_lo`] for the part). The leads
+/// `E3` and `EF` have classes of their own, so that the classes of a block say which refined
+/// tests it needs.
 pub(crate) const COARSE_HI: [u8; 16] = [
-    0x01, 0x02, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x08, 0x10, 0x20, 0x40,
+    0x01, 0x40, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x08, 0x10, 0xA2, 0x40,
 ];
 
-/// Coarse classes by low nibble: bit 0 ASCII `0x00`–`0x0F` (all but TAB, LF, CR in text), bit 1
-/// `0x10`–`0x1F`, bit 2 DEL, bit 3 `C0`–`C2`, `CA`, `CC`–`CF`, bit 4 `D2`–`DF`, bit 5 `E0`–`E3`,
-/// `EA`, `EE`, `EF`, bit 6 `F0`–`FF`.
+/// Coarse classes by low nibble: bit 0 ASCII `0x00`–`0x0F` (all but TAB, LF, CR in text), bit 6
+/// `0x10`–`0x1F` and `F0`–`FF`, bit 2 DEL, bit 3 `C0`–`C2`, `CA`, `CC`–`CF`, bit 4 `D2`–`DF`,
+/// bit 5 `E0`–`E2`, `EA`, `EE`, bit 1 `E3`, bit 7 `EF`.
 pub(crate) const fn coarse_lo(text_content: bool) -> [u8; 16] {
     let mut lo = [0u8; 16];
     let mut n = 0;
     while n < 16 {
         let ordinary = text_content && (n == 0x9 || n == 0xA || n == 0xD);
-        let mut bits = 0x02 | 0x40;
+        let mut bits = 0x40;
         if !ordinary {
             bits |= 0x01;
         }
         if n == 0xF {
-            bits |= 0x04;
+            bits |= 0x04 | 0x80;
         }
         if n <= 2 || n == 0xA || n >= 0xC {
             bits |= 0x08;
@@ -75,8 +77,11 @@ pub(crate) const fn coarse_lo(text_content: bool) -> [u8; 16] {
         if n >= 2 {
             bits |= 0x10;
         }
-        if n <= 3 || n == 0xA || n >= 0xE {
+        if n <= 2 || n == 0xA || n == 0xE {
             bits |= 0x20;
+        }
+        if n == 3 {
+            bits |= 0x02;
         }
         lo[n] = bits;
         n += 1;

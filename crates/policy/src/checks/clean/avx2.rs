@@ -101,10 +101,9 @@ impl Tables {
     }
 
     /// Bit mask of the candidates among the 32 bytes at `at` whose coarse classes are `c`
-    /// (`at + 34 <= bytes.len()`). The refined test of a lead family (`Cx`, `Ex`, `Fx`), and of
-    /// the leads `E2`, `E3`, `EF`, is only computed when `present` says the window has one
-    /// (decided per window rather than per block, the branches are predictable on text of one
-    /// script).
+    /// (`at + 34 <= bytes.len()`). The refined tests of the leads `Cx`, `E2` and `EA`, `E3`,
+    /// `EF`, `Fx` are only computed when `present` says the window has such a lead (decided per
+    /// window rather than per block, the branches are predictable on text of one script).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn candidates(&self, bytes: &[u8], at: usize, c: __m256i, present: Present) -> u32 {
@@ -128,37 +127,35 @@ impl Tables {
             let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
             clean = or(latin1, greek);
         }
-        if present.e {
-            if present.e2 {
-                let e2 = eq(b0, 0xE2);
-                let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
-                let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
-                clean = or(clean, and(e2, or(spaces, symbols)));
-            }
-            if present.e3 {
-                let e3 = eq(b0, 0xE3);
-                let marks = or(
-                    and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
-                    and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
-                );
-                clean = or(clean, andnot(marks, e3));
-            }
-            clean = or(clean, and(eq(b0, 0xEA), ge(b1, 0xB0)));
-            if present.ef {
-                let ef = eq(b0, 0xEF);
-                let hi2 = _mm256_and_si256(_mm256_srli_epi16(b2, 4), self.nibble);
-                let lo2 = _mm256_and_si256(b2, self.nibble);
-                let lookalike = _mm256_and_si256(
-                    _mm256_shuffle_epi8(self.wide_hi, hi2),
-                    _mm256_shuffle_epi8(self.wide_lo, lo2),
-                );
-                let not_lookalike = _mm256_cmpeq_epi8(lookalike, _mm256_setzero_si256());
-                let forms = or(
-                    and(eq(b1, 0xB8), le(b2, 0x8F)),
-                    and(within(b1, 0xBC, 0xBD), not_lookalike),
-                );
-                clean = or(clean, and(ef, forms));
-            }
+        if present.e2 {
+            let e2 = eq(b0, 0xE2);
+            let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
+            let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
+            let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
+            clean = or(clean, or(and(e2, or(spaces, symbols)), hangul));
+        }
+        if present.e3 {
+            let e3 = eq(b0, 0xE3);
+            let marks = or(
+                and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
+                and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
+            );
+            clean = or(clean, andnot(marks, e3));
+        }
+        if present.ef {
+            let ef = eq(b0, 0xEF);
+            let hi2 = _mm256_and_si256(_mm256_srli_epi16(b2, 4), self.nibble);
+            let lo2 = _mm256_and_si256(b2, self.nibble);
+            let lookalike = _mm256_and_si256(
+                _mm256_shuffle_epi8(self.wide_hi, hi2),
+                _mm256_shuffle_epi8(self.wide_lo, lo2),
+            );
+            let not_lookalike = _mm256_cmpeq_epi8(lookalike, _mm256_setzero_si256());
+            let forms = or(
+                and(eq(b1, 0xB8), le(b2, 0x8F)),
+                and(within(b1, 0xBC, 0xBD), not_lookalike),
+            );
+            clean = or(clean, and(ef, forms));
         }
         if present.f {
             let astral = and(
@@ -186,7 +183,7 @@ impl Tables {
         if _mm256_testz_si256(any, any) != 0 {
             return None;
         }
-        let present = Present::of(window, N, any);
+        let present = Present::of(any);
         for (k, &c) in classes.iter().enumerate().take(N / 32) {
             if _mm256_testz_si256(c, c) == 0 {
                 let m = self.candidates(window, 32 * k, c, present);
@@ -199,12 +196,12 @@ impl Tables {
     }
 }
 
-/// Which refined tests a window needs: the lead families its coarse classes have, and whether
-/// it has the leads `E2`, `E3`, `EF`.
+/// Which refined tests a window needs, from the coarse classes it has (ORed): the lead
+/// families `Cx` and `Fx`, the leads `E0`–`E2`, `EA`, `EE` (the `E2` and `EA` tests), `E3`
+/// and `EF`.
 #[derive(Clone, Copy)]
 struct Present {
     c: bool,
-    e: bool,
     f: bool,
     e2: bool,
     e3: bool,
@@ -212,34 +209,16 @@ struct Present {
 }
 
 impl Present {
-    /// The refined tests the first `n` bytes of `window` need (`n` a multiple of 32), whose
-    /// coarse classes ORed are `classes`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn of(window: &[u8], n: usize, classes: __m256i) -> Present {
-        let has_class = |bit: u8| _mm256_testz_si256(classes, splat(bit)) == 0;
-        let e = has_class(0x20);
-        let (mut e2, mut e3, mut ef) = (
-            _mm256_setzero_si256(),
-            _mm256_setzero_si256(),
-            _mm256_setzero_si256(),
-        );
-        if e {
-            for k in (0..n).step_by(32) {
-                let v = load(window, k);
-                e2 = _mm256_or_si256(e2, _mm256_cmpeq_epi8(v, splat(0xE2)));
-                e3 = _mm256_or_si256(e3, _mm256_cmpeq_epi8(v, splat(0xE3)));
-                ef = _mm256_or_si256(ef, _mm256_cmpeq_epi8(v, splat(0xEF)));
-            }
-        }
-        let any = |v: __m256i| _mm256_testz_si256(v, v) == 0;
+    fn of(classes: __m256i) -> Present {
+        let has = |bit: u8| _mm256_testz_si256(classes, splat(bit)) == 0;
         Present {
-            c: has_class(0x08),
-            e,
-            f: has_class(0x40),
-            e2: any(e2),
-            e3: any(e3),
-            ef: any(ef),
+            c: has(0x08),
+            f: has(0x40),
+            e2: has(0x20),
+            e3: has(0x02),
+            ef: has(0x80),
         }
     }
 }
@@ -291,7 +270,7 @@ fn first_with(t: &Tables, bytes: &[u8], from: usize) -> Option<usize> {
         } else {
             (1u32 << valid) - 1
         };
-        let present = Present::of(&padded[k..], 32, c);
+        let present = Present::of(c);
         let m = t.candidates(&padded, k, c, present) & keep;
         if m != 0 {
             return Some(i + k + m.trailing_zeros() as usize);
