@@ -91,7 +91,12 @@ fn check_any_field_with<const SEGMENTED: bool>(
 ) -> Vec<RawFinding> {
     // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
     let whole;
-    let (malformations, runs, text) = match utf8gate_codec::validate(bytes) {
+    // Text of one- and two-byte characters is proven valid by a cheaper pass.
+    let validated = match SEGMENTED.then(|| clean::two_byte_text(bytes)).flatten() {
+        Some(text) => Ok(text),
+        None => utf8gate_codec::validate(bytes),
+    };
+    let (malformations, runs, text) = match validated {
         Ok(text) => {
             // A valid field is one run, kept on the stack.
             whole = [(0, text)];
