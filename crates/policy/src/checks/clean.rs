@@ -38,6 +38,8 @@
 mod avx2;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod two_byte_tests;
 
 /// What the classifier needs to know about the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
