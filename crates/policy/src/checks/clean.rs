@@ -27,9 +27,13 @@
 //! about 12× slower, so without AVX2 the checks do not use the classifier
 //! ([`is_vectorized`]) and take the per-check path.
 //!
+//! [`two_byte_text`] is a second AVX2 pass, for validation: text made only of ASCII and
+//! two-byte characters is proven valid UTF-8 with about half the work of the codec's full
+//! validation, which other text still takes.
+//!
 //! This module is one of the crate's two uses of `unsafe` (with `super::wide`): calling the
-//! AVX2 functions, sound once AVX2 is detected, and unaligned 32-byte loads from slices of at
-//! least 32 bytes. The AVX2 classifier makes the clean path of `evaluate` 10–13× faster than
+//! AVX2 functions, sound once AVX2 is detected, unaligned 32-byte loads from slices of at
+//! least 32 bytes, and `from_utf8_unchecked` on what the two-byte pass proved valid. The AVX2 classifier makes the clean path of `evaluate` 10–13× faster than
 //! the byte loop (docs/BENCHMARKS.md).
 
 #![allow(unsafe_code)]
