@@ -47,7 +47,7 @@ pub fn evaluate_upload(profile: &Profile, upload: &Request) -> Evaluation {
 fn evaluate_with(
     profile: &Profile,
     request: &Request,
-    decompose: fn(&Request, &Profile) -> layers::Decomposed,
+    decompose: for<'r> fn(&'r Request, &Profile) -> layers::Decomposed<'r>,
 ) -> Evaluation {
     let options = CheckOptions {
         lookalikes: profile.lookalikes,

@@ -1,6 +1,7 @@
 //! Fields: the pieces of a request the checks run on, and where each came from.
 
 use core::ops::Range;
+use std::borrow::Cow;
 
 use crate::location::Location;
 
@@ -35,12 +36,14 @@ pub(crate) enum Encoding {
 }
 
 /// One field: its location, the bytes the application receives, and where they are written.
+/// A field whose bytes are a slice of the request (a whole body, a header value) borrows them.
 #[derive(Debug, Clone)]
-pub(crate) struct Field {
+pub(crate) struct Field<'a> {
     /// Where it is, for findings.
     pub(crate) location: Location,
-    /// The bytes after the field's decoding layers.
-    pub(crate) bytes: Vec<u8>,
+    /// The bytes after the field's decoding layers: borrowed from the request when there are
+    /// none.
+    pub(crate) bytes: Cow<'a, [u8]>,
     /// The container its encoded form lives in.
     pub(crate) container: Container,
     /// The encoded form's range in the container.
@@ -56,23 +59,37 @@ pub(crate) struct Field {
     pub(crate) check_only: bool,
 }
 
-impl Field {
-    /// A field whose bytes are its encoded form.
+impl<'a> Field<'a> {
+    /// A field whose bytes are its encoded form (borrowed, not copied).
     pub(crate) fn raw(
         location: Location,
-        bytes: &[u8],
+        bytes: &'a [u8],
         container: Container,
         span: Range<usize>,
-    ) -> Field {
+    ) -> Field<'a> {
         Field {
             location,
-            bytes: bytes.to_vec(),
+            bytes: Cow::Borrowed(bytes),
             container,
             span,
             encoding: Encoding::Raw,
             at_body_start: false,
             layer_findings: Vec::new(),
             check_only: false,
+        }
+    }
+
+    /// The same field owning its bytes, for a reading of bytes that do not outlive it.
+    pub(crate) fn into_owned<'b>(self) -> Field<'b> {
+        Field {
+            bytes: Cow::Owned(self.bytes.into_owned()),
+            location: self.location,
+            container: self.container,
+            span: self.span,
+            encoding: self.encoding,
+            at_body_start: self.at_body_start,
+            layer_findings: self.layer_findings,
+            check_only: self.check_only,
         }
     }
 }

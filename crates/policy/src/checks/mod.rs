@@ -1,16 +1,19 @@
 //! The checks run on every field, each in its own module. They produce raw findings
 //! ([`RawFinding`]): findings before the profile has chosen their
 //! action. [`run`] runs them all on one field; [`wide`] is the same code compiled for AVX2;
-//! [`bytes`] holds the byte scans they share.
+//! [`bytes`] holds the byte scans they share. [`clean`] proves characters clean for every check
+//! in one pass, so that [`segmented`] runs the character and NFC checks only around the others.
 
 use crate::finding::RawFinding;
 
 pub(crate) mod bom;
 pub(crate) mod bytes;
+pub(crate) mod clean;
 pub(crate) mod controls;
 pub(crate) mod lookalike;
 pub(crate) mod nfc;
 mod run;
+mod segmented;
 pub(crate) mod traversal;
 pub(crate) mod utf8;
 mod wide;

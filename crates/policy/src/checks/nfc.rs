@@ -33,6 +33,12 @@
 //! 4. **Exact fallback.** Around a non-inert character, the *region* from the inert character
 //!    before it to the next inert character is quick-checked on its own, and compared with its
 //!    NFC when the quick check says Maybe or No. Only this step calls the normalizer.
+//!
+//! In the field checks this scan rarely sees clean text at all: the clean-text classifier
+//! (`super::clean`) proves inert characters that no other check flags either, in the same pass
+//! for every check, and the scan runs only on the segments around the others
+//! (`super::segmented`), which start and end at inert characters and so hold whole regions.
+//! [`nfc_status`], [`to_nfc`] and the streamed scan use the scan above on their whole text.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -104,6 +110,13 @@ pub(crate) fn inert_text_is_stream_safe(text: &str, limit: usize) -> bool {
                     .is_some_and(|b| lasts.contains(b))
             })
         })
+}
+
+/// The most trailing non-starters one character adds in the stream-safe count (of its NFKD):
+/// with a limit at least this, a run over the limit needs characters with leading
+/// non-starters.
+pub(crate) fn max_trailing_nonstarters() -> usize {
+    usize::from(stream_safe_tables().max_trail)
 }
 
 /// `text` in NFC; borrowed when already NFC.

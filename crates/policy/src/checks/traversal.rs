@@ -75,7 +75,7 @@ fn lax_text(bytes: &[u8]) -> String {
     out
 }
 
-fn applies_to(part: Part) -> bool {
+pub(crate) fn applies_to(part: Part) -> bool {
     !matches!(
         part,
         Part::Body | Part::MultipartContent | Part::MultipartHeader

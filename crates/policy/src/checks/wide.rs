@@ -3,8 +3,9 @@
 //! The scans are loops over 64-byte blocks that LLVM vectorizes. A portable x86-64 build may
 //! only use 128-bit SSE2, so on a CPU with AVX2 the same code, inlined into a function compiled
 //! with `target_feature(enable = "avx2")`, does each block in about half the instructions
-//! (`docs/BENCHMARKS.md` has the measured gain). This is the crate's only `unsafe`: calling a
-//! function compiled for a feature is sound only on a CPU that has it, which is checked first.
+//! (`docs/BENCHMARKS.md` has the measured gain). This and the clean-text classifier
+//! ([`super::clean`]) are the crate's only `unsafe`: calling a function compiled for a feature
+//! is sound only on a CPU that has it, which is checked first.
 
 #![allow(unsafe_code)]
 

@@ -12,7 +12,12 @@ use crate::request::{ContentType, Request, is_binary, is_utf8_label};
 /// Takes the body of `request` apart under its content type, and under the other readings a
 /// backend may give it. Bodies of binary types (and binary multipart parts) are read only when
 /// `scan_binary`.
-pub(crate) fn body(request: &Request, profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
+pub(crate) fn body<'a>(
+    request: &'a Request,
+    profile: &Profile,
+    scan_binary: bool,
+    out: &mut Decomposed<'a>,
+) {
     let body = &request.body;
     let ct = request
         .content_type()
@@ -95,12 +100,12 @@ fn other_readings(body: &[u8], ct: &ContentType, profile: &Profile, out: &mut De
 }
 
 /// Fields of a body read as `ct` says.
-fn typed(
-    body: &[u8],
+fn typed<'a>(
+    body: &'a [u8],
     ct: &ContentType,
     profile: &Profile,
     scan_binary: bool,
-    out: &mut Decomposed,
+    out: &mut Decomposed<'a>,
 ) {
     if ct.is_json() {
         json_body(body, profile, out);
@@ -128,7 +133,7 @@ fn typed(
     }
 }
 
-fn json_body(body: &[u8], profile: &Profile, out: &mut Decomposed) {
+fn json_body<'a>(body: &'a [u8], profile: &Profile, out: &mut Decomposed<'a>) {
     let mut start = 0;
     if body.starts_with(&utf8gate_codec::UTF8_BOM) {
         // The document's signature is a field of its own, so that it can be stripped alone.
@@ -202,7 +207,7 @@ fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decompose
         }
         out.fields.push(Field {
             location: Location::part(part).with_pointer(&s.pointer),
-            bytes: s.value,
+            bytes: s.value.into(),
             container: Container::Body,
             span: start + s.raw.start..start + s.raw.end,
             encoding: Encoding::JsonString,

@@ -6,13 +6,14 @@ use crate::location::{Location, Part};
 
 /// Fields of a request, plus findings about the request's structure.
 #[derive(Debug, Default)]
-pub(crate) struct Decomposed {
-    pub(crate) fields: Vec<Field>,
+pub(crate) struct Decomposed<'a> {
+    /// The fields, borrowing from the request where they can.
+    pub(crate) fields: Vec<Field<'a>>,
     /// Structural findings (charset, malformed body, limits), with their locations.
     pub(crate) structural: Vec<(Location, RawFinding)>,
 }
 
-impl Decomposed {
+impl<'a> Decomposed<'a> {
     pub(super) fn structural(
         &mut self,
         part: Part,
@@ -49,9 +50,11 @@ impl Decomposed {
     }
 
     /// Takes over the findings of a second reading, its fields checked but never rewritten.
-    pub(super) fn absorb_check_only(&mut self, other: Decomposed) {
+    /// Its fields are copied when they borrow bytes that `self` may outlive.
+    pub(super) fn absorb_check_only(&mut self, other: Decomposed<'_>) {
         self.structural.extend(other.structural);
-        self.fields.extend(other.fields.into_iter().map(|mut f| {
+        self.fields.extend(other.fields.into_iter().map(|f| {
+            let mut f = f.into_owned();
             f.check_only = true;
             f
         }));
@@ -59,7 +62,7 @@ impl Decomposed {
 }
 
 /// Pushes a body read as one field.
-pub(super) fn whole_body(body: &[u8], out: &mut Decomposed) {
+pub(super) fn whole_body<'a>(body: &'a [u8], out: &mut Decomposed<'a>) {
     let mut field = Field::raw(
         Location::part(Part::Body),
         body,

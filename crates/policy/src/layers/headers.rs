@@ -43,7 +43,7 @@ fn push(
 ) {
     out.fields.push(Field {
         location,
-        bytes,
+        bytes: bytes.into(),
         container: Container::Header(header),
         span: 0..0,
         encoding: Encoding::Raw,

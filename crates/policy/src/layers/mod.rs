@@ -78,7 +78,7 @@ pub(crate) fn decoded(
 /// Takes an upload apart: its body is the whole input, read as its media type says, binary
 /// types included. The path and headers of the call that carried it are not the application's
 /// input; only its head's singleton headers and media-type parameters are checked (not `Host`).
-pub(crate) fn decompose_upload(request: &Request, profile: &Profile) -> Decomposed {
+pub(crate) fn decompose_upload<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
     let mut out = Decomposed::default();
     head::check(request, false, &mut out);
     if !request.body.is_empty() {
@@ -88,7 +88,7 @@ pub(crate) fn decompose_upload(request: &Request, profile: &Profile) -> Decompos
 }
 
 /// Takes `request` apart into fields: its path, query, headers and body.
-pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
+pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
     let mut out = Decomposed::default();
     let limits = &profile.limits;
     head::check(request, true, &mut out);
@@ -98,7 +98,7 @@ pub(crate) fn decompose(request: &Request, profile: &Profile) -> Decomposed {
     path::backend_readings(&path, profile.readings.path_backend, &mut out);
     out.fields.push(Field {
         location: Location::part(Part::Path),
-        bytes: path,
+        bytes: path.into(),
         container: Container::Path,
         span: 0..request.path.len(),
         encoding: Encoding::PathPercent,

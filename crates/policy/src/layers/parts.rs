@@ -12,12 +12,12 @@ use crate::profile::{CharsetReading, PartEncodingReading, Profile};
 use crate::request::{ContentType, is_binary, is_utf8_label, trim};
 
 /// The fields of a multipart body.
-pub(crate) fn multipart_body(
-    body: &[u8],
+pub(crate) fn multipart_body<'a>(
+    body: &'a [u8],
     ct: &ContentType,
     profile: &Profile,
     scan_binary: bool,
-    out: &mut Decomposed,
+    out: &mut Decomposed<'a>,
 ) {
     let boundary = ct.param("boundary").unwrap_or_default();
     let parts = match multipart::parts(body, boundary, profile.limits.max_multipart_parts) {
@@ -210,7 +210,7 @@ fn parameter_fields(
             let (bytes, layer_findings) = percent::decode(&body[r.clone()], false);
             out.fields.push(Field {
                 location: location(p),
-                bytes,
+                bytes: bytes.into(),
                 container: Container::Body,
                 span: r,
                 encoding: Encoding::ExtValue,
@@ -282,7 +282,7 @@ fn check_only_content(
 fn push_check_only(location: Location, bytes: Vec<u8>, out: &mut Decomposed) {
     let len = bytes.len();
     let mut field = Field::raw(location, &[], Container::Body, 0..len);
-    field.bytes = bytes;
+    field.bytes = bytes.into();
     field.at_body_start = true;
     field.check_only = true;
     out.fields.push(field);
@@ -317,10 +317,10 @@ pub(crate) fn transcoded(
 }
 
 /// A quoted multipart parameter value as a field.
-fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) -> Field {
+fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) -> Field<'static> {
     Field {
         location,
-        bytes: multipart::unquote_inner(&body[span.clone()]),
+        bytes: multipart::unquote_inner(&body[span.clone()]).into(),
         container: Container::Body,
         span,
         encoding: Encoding::Quoted,

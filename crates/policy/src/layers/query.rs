@@ -15,7 +15,7 @@ pub(crate) fn fields(
     base: usize,
     form: bool,
     max_parameters: usize,
-) -> (Vec<Field>, bool) {
+) -> (Vec<Field<'static>>, bool) {
     let (key_part, value_part) = if form {
         (Part::FormKey, Part::FormValue)
     } else {
@@ -46,7 +46,7 @@ pub(crate) fn fields(
         let index = count - 1;
         out.push(Field {
             location: Location::part(key_part).with_name(&key).with_index(index),
-            bytes: key.clone(),
+            bytes: key.clone().into(),
             container,
             span: base + key_range.start..base + key_range.end,
             encoding: Encoding::FormPercent,
@@ -58,7 +58,7 @@ pub(crate) fn fields(
             let (value, findings) = percent::decode(&raw[value_range.clone()], true);
             out.push(Field {
                 location: Location::part(value_part).with_name(&key).with_index(index),
-                bytes: value,
+                bytes: value.into(),
                 container,
                 span: base + value_range.start..base + value_range.end,
                 encoding: Encoding::FormPercent,
@@ -85,7 +85,7 @@ mod tests {
                 (
                     f.location.part,
                     f.location.name.clone().unwrap(),
-                    f.bytes.clone(),
+                    f.bytes.to_vec(),
                     f.span.clone(),
                 )
             })

@@ -1,0 +1,232 @@
+//! The fused clean-text classifier: one pass over a valid run's bytes that proves characters
+//! *clean*, so that only the stretches around the others take the per-check path
+//! ([`super::segmented`]).
+//!
+//! A character is **clean** when no check can say anything about it: it is inert for NFC
+//! (`NFC_Quick_Check=Yes`, canonical combining class 0, see [`super::nfc`]), adds no leading
+//! non-starter in the stream-safe count, and is not a control, bidi control, noncharacter,
+//! U+FEFF or lookalike of either table (for the one in use, [`Context::best_fit`]). A byte is a
+//! **candidate** when it starts a character this module does not prove clean; continuation
+//! bytes never are. The proof reads the lead byte and, for a few leads, the next two bytes:
+//!
+//! 1. **Coarse**: the lead byte alone, as two 16-entry tables indexed by its high and low nibble
+//!    whose AND is non-zero for a candidate ([`COARSE_HI`], [`COARSE_LO`]): ASCII controls but
+//!    TAB, LF and CR in text content, DEL, and every lead byte but Latin `C3`–`C9`, Cyrillic
+//!    `D0`–`D1`, Han `E4`–`E9` and Hangul `EB`–`ED`.
+//! 2. **Refined** ([`refined_clean`]), only for blocks the coarse test flags: clears the clean
+//!    parts of the leads `C2` (Latin-1 above U+00A0), `CE`/`CF` (Greek), `E2` (spaces, ZWJ, ZWNJ,
+//!    LRM, RLM, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
+//!    `EF` (variation selectors, full-width forms that are not lookalikes), `F0` (emoji and
+//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF).
+//!
+//! A test checks every scalar value the classifier calls clean against the checks' own
+//! definitions. The AVX2 build ([`avx2`]) computes the same bytes 32 at a time with nibble
+//! lookups (`vpshufb`), 128 bytes per step, and computes the refined tests of a step only for
+//! the lead families (and the leads `E2`, `E3`, `EF`) the step has. The portable build calls
+//! the scalar test on each byte: it is the reference the AVX2 build is tested against, and
+//! about 12× slower, so without AVX2 the checks do not use the classifier
+//! ([`is_vectorized`]) and take the per-check path.
+//!
+//! [`two_byte_text`] is a second AVX2 pass, for validation: text made only of ASCII and
+//! two-byte characters is proven valid UTF-8 with about half the work of the codec's full
+//! validation, which other text still takes.
+//!
+//! This module is one of the crate's two uses of `unsafe` (with `super::wide`): calling the
+//! AVX2 functions, sound once AVX2 is detected, unaligned 32-byte loads from slices of at
+//! least 32 bytes, and `from_utf8_unchecked` on what the two-byte pass proved valid. The AVX2 classifier makes the clean path of `evaluate` 10–13× faster than
+//! the byte loop (docs/BENCHMARKS.md).
+
+#![allow(unsafe_code)]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod two_byte_tests;
+
+/// What the classifier needs to know about the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Context {
+    /// TAB, LF and CR are ordinary (text content parts); elsewhere they are candidates.
+    pub(crate) text_content: bool,
+    /// The best-fit lookalike table is in use (more full-width forms are candidates).
+    pub(crate) best_fit: bool,
+}
+
+/// Coarse classes by high nibble of a byte; a byte is a coarse candidate when
+/// `COARSE_HI[b >> 4] & COARSE_LO[b & 15] != 0` (with [`coarse_lo`] for the part). The leads
+/// `E3` and `EF` have classes of their own, so that the classes of a block say which refined
+/// tests it needs.
+pub(crate) const COARSE_HI: [u8; 16] = [
+    0x01, 0x40, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x08, 0x10, 0xA2, 0x40,
+];
+
+/// Coarse classes by low nibble: bit 0 ASCII `0x00`–`0x0F` (all but TAB, LF, CR in text), bit 6
+/// `0x10`–`0x1F` and `F0`–`FF`, bit 2 DEL, bit 3 `C0`–`C2`, `CA`, `CC`–`CF`, bit 4 `D2`–`DF`,
+/// bit 5 `E0`–`E2`, `EA`, `EE`, bit 1 `E3`, bit 7 `EF`.
+pub(crate) const fn coarse_lo(text_content: bool) -> [u8; 16] {
+    let mut lo = [0u8; 16];
+    let mut n = 0;
+    while n < 16 {
+        let ordinary = text_content && (n == 0x9 || n == 0xA || n == 0xD);
+        let mut bits = 0x40;
+        if !ordinary {
+            bits |= 0x01;
+        }
+        if n == 0xF {
+            bits |= 0x04 | 0x80;
+        }
+        if n <= 2 || n == 0xA || n >= 0xC {
+            bits |= 0x08;
+        }
+        if n >= 2 {
+            bits |= 0x10;
+        }
+        if n <= 2 || n == 0xA || n == 0xE {
+            bits |= 0x20;
+        }
+        if n == 3 {
+            bits |= 0x02;
+        }
+        lo[n] = bits;
+        n += 1;
+    }
+    lo
+}
+
+/// [`coarse_lo`] for text content and for the other parts.
+pub(crate) const COARSE_LO: [[u8; 16]; 2] = [coarse_lo(false), coarse_lo(true)];
+
+/// Full-width lookalikes by the high nibble of their third byte (`EF BC xx`, `EF BD xx`): bit 0
+/// for `8x`, bit 1 for `9x`, bit 2 for `Bx`.
+pub(crate) const FULL_WIDTH_HI: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 4, 0, 0, 0, 0];
+
+/// Full-width lookalikes by the low nibble of their third byte, for the default table and the
+/// best-fit one. Both rows `EF BC` and `EF BD` share it (U+FF00..U+FF7F): U+FF02, U+FF07,
+/// U+FF0D..U+FF0F, U+FF1C, U+FF1E, U+FF3C, U+FF40, U+FF5C, and with best fit U+FF03, U+FF05,
+/// U+FF06, U+FF0C, U+FF1A, U+FF1B, U+FF1D, U+FF1F (a few ordinary forms in the same cells are
+/// candidates too).
+pub(crate) const FULL_WIDTH_LO: [[u8; 16]; 2] = [
+    [1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 6, 1, 3, 1],
+    [1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 2, 2, 7, 3, 3, 3],
+];
+
+/// `lo <= b <= hi`.
+#[inline(always)]
+const fn in_range(b: u8, lo: u8, hi: u8) -> bool {
+    b.wrapping_sub(lo) <= hi - lo
+}
+
+/// Whether byte `b` is a coarse candidate.
+#[inline(always)]
+pub(crate) fn coarse(b: u8, cx: Context) -> bool {
+    COARSE_HI[usize::from(b >> 4)] & COARSE_LO[usize::from(cx.text_content)][usize::from(b & 15)]
+        != 0
+}
+
+/// Whether the character starting with `b0 b1 b2` (a coarse candidate) is clean after all.
+#[inline(always)]
+pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
+    let latin1 = (b0 == 0xC2) & (b1 >= 0xA0) & !matches!(b1, 0xA5 | 0xAB | 0xAD | 0xBB);
+    let greek = ((b0 == 0xCE) & (b1 != 0x87)) | (b0 == 0xCF);
+    let punctuation = (b0 == 0xE2)
+        & (((b1 == 0x80) & in_range(b2, 0x82, 0x8F))
+            | (in_range(b1, 0x85, 0xAA) & (b1 != 0x88) & (b1 != 0x8C)));
+    let kana = (b0 == 0xE3)
+        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
+    let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
+    let lookalike = FULL_WIDTH_HI[usize::from(b2 >> 4)]
+        & FULL_WIDTH_LO[usize::from(cx.best_fit)][usize::from(b2 & 15)]
+        != 0;
+    let forms =
+        (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
+    let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
+    let tags = (b0 == 0xF3) & (b1 == 0xA0);
+    latin1 | greek | punctuation | kana | hangul | forms | astral | tags
+}
+
+/// Whether the byte `b0`, followed by `b1 b2`, is a candidate.
+#[inline(always)]
+pub(crate) fn is_candidate(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
+    coarse(b0, cx) && !refined_clean(b0, b1, b2, cx)
+}
+
+/// The candidate test at `i` of `bytes`, zeros past the end.
+#[inline(always)]
+fn candidate_at(bytes: &[u8], i: usize, cx: Context) -> bool {
+    let at = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+    is_candidate(bytes[i], at(1), at(2), cx)
+}
+
+/// The first candidate at or after `from`, one byte at a time (the portable build, and the
+/// reference of the AVX2 one).
+pub(crate) fn first_candidate_portable(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
+    (from..bytes.len()).find(|&i| candidate_at(bytes, i, cx))
+}
+
+/// Whether the classifier has its vector build on this CPU (AVX2). Without it the checks take
+/// the per-check path: the portable classifier, a byte loop, is slower than the per-check
+/// scans, which LLVM vectorizes for the baseline target.
+#[inline]
+pub(crate) fn is_vectorized() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return true;
+    }
+    false
+}
+
+/// The offset of the first candidate at or after `from` in `bytes` (valid UTF-8; `from` a char
+/// boundary). Everything in `from..` before it is clean.
+#[inline]
+pub(crate) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: calling a function compiled for AVX2 is sound on a CPU that has it, which
+        // was detected just above.
+        return unsafe { avx2::first_candidate(bytes, from, cx) };
+    }
+    first_candidate_portable(bytes, from, cx)
+}
+
+/// Whether `bytes` (any bytes) are all ASCII and hold no candidate: then they are valid UTF-8
+/// and no character check finds anything in them.
+#[inline]
+pub(crate) fn is_clean_ascii(bytes: &[u8], cx: Context) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `first_candidate`, AVX2 was detected just above.
+        return unsafe { avx2::is_clean_ascii(bytes, cx) };
+    }
+    bytes.iter().all(|&b| b < 0x80 && !coarse(b, cx))
+}
+
+/// `bytes` as text when they are made only of ASCII and two-byte characters (Latin, Greek,
+/// Cyrillic, Hebrew, Arabic...) and are valid UTF-8, as one AVX2 pass proves; `None` when they
+/// are not, or the pass cannot tell (other characters, no AVX2), for the codec's validation to
+/// decide. On such text this pass is about half the work of the full validation.
+#[inline]
+pub(crate) fn two_byte_text(bytes: &[u8]) -> Option<&str> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `first_candidate`, AVX2 was detected just above.
+        if unsafe { avx2::is_two_byte_utf8(bytes) } {
+            // SAFETY: `is_two_byte_utf8` returned true, so `bytes` hold only ASCII, lead bytes
+            // `C2`–`DF` and continuation bytes, every continuation byte follows a lead byte,
+            // every lead byte is followed by a continuation byte and the last byte is no lead
+            // byte: a sequence of one-byte and well-formed two-byte characters, which is valid
+            // UTF-8 (tests compare it with `core::str::from_utf8`).
+            return Some(unsafe { core::str::from_utf8_unchecked(bytes) });
+        }
+    }
+    None
+}
+
+/// The start of the first clean character at or after `from` (a char boundary of valid UTF-8
+/// `bytes`), or the end.
+pub(crate) fn next_clean(bytes: &[u8], from: usize, cx: Context) -> usize {
+    (from..bytes.len())
+        .find(|&i| (bytes[i] & 0xC0 != 0x80) && !candidate_at(bytes, i, cx))
+        .unwrap_or(bytes.len())
+}
