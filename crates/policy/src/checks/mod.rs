@@ -12,13 +12,14 @@ pub(crate) mod clean;
 pub(crate) mod controls;
 pub(crate) mod lookalike;
 pub(crate) mod nfc;
+mod per_check;
 mod run;
 mod segmented;
 pub(crate) mod traversal;
 pub(crate) mod utf8;
 mod wide;
 
-pub(crate) use run::CheckOptions;
+pub(crate) use per_check::CheckOptions;
 
 /// Runs every check on one field's bytes: the same code compiled for 256-bit vectors when the
 /// CPU has them (see [`wide`]), else for the baseline ([`run`]).

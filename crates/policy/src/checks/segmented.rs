@@ -18,7 +18,7 @@
 //! bytes, after the first few), the rest of the run is one segment.
 
 use super::clean::{self, Context};
-use super::run::{self, CheckOptions};
+use super::per_check::{self, CheckOptions};
 use super::{lookalike, nfc};
 use crate::finding::RawFinding;
 use crate::location::Part;
@@ -29,7 +29,7 @@ const FREE_SEGMENTS: usize = 8;
 /// Bytes per further segment before the rest of the run is checked as one.
 const BYTES_PER_SEGMENT: usize = 256;
 
-/// What [`run::check_run_per_check`] finds in the valid run `text` (at field offset `offset`),
+/// What [`per_check::check_run_per_check`] finds in the valid run `text` (at field offset `offset`),
 /// computed segment by segment. Returns the first lookalike with path syntax, as it does.
 #[inline(always)]
 pub(super) fn check_run(
@@ -43,7 +43,7 @@ pub(super) fn check_run(
     let max = options.max_nonstarters;
     // With a limit below it a single character can go over the limit: no clean boundaries.
     if max < nfc::max_trailing_nonstarters() || !clean::is_vectorized() {
-        return run::check_run_per_check(part, offset, text, at_body_start, options, out);
+        return per_check::check_run_per_check(part, offset, text, at_body_start, options, out);
     }
     let cx = Context {
         text_content: part.is_text_content(),
@@ -69,7 +69,7 @@ pub(super) fn check_run(
         };
         let segment = &text[start..end];
         let first =
-            run::scan_characters(part, offset + start, segment, at_body_start, options, out);
+            per_check::scan_characters(part, offset + start, segment, at_body_start, options, out);
         path_lookalike = path_lookalike.or(first);
         if not_nfc.is_none() || over.is_none() {
             let (status, all_inert) = nfc::nfc_scan(segment);
@@ -85,7 +85,7 @@ pub(super) fn check_run(
         }
         pos = end;
     }
-    run::push_nfc_findings(offset, text, not_nfc, over, max, out);
+    per_check::push_nfc_findings(offset, text, not_nfc, over, max, out);
     path_lookalike
 }
 

@@ -9,7 +9,8 @@
 
 #![allow(unsafe_code)]
 
-use super::run::{self, CheckOptions};
+use super::per_check::CheckOptions;
+use super::run;
 use crate::finding::RawFinding;
 use crate::location::Part;
 

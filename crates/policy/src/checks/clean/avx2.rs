@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{COARSE_HI, COARSE_LO, Context, FULL_WIDTH_HI, FULL_WIDTH_LO};
+use super::classes::{COARSE_HI, COARSE_LO, Context, FULL_WIDTH_HI, FULL_WIDTH_LO};
 
 /// Bytes classified per step of the main loop.
 const STEP: usize = 128;
@@ -310,7 +310,7 @@ pub(super) fn is_clean_ascii(bytes: &[u8], cx: Context) -> bool {
     chunks
         .remainder()
         .iter()
-        .all(|&b| b < 0x80 && !super::coarse(b, cx))
+        .all(|&b| b < 0x80 && !super::classes::coarse(b, cx))
 }
 
 /// Whether `bytes` are valid UTF-8 made only of ASCII and two-byte characters: every byte is

@@ -6,7 +6,8 @@ use unicode_normalization::char::{canonical_combining_class, decompose_compatibl
 use unicode_normalization::{IsNormalized, is_nfc_quick};
 
 use super::*;
-use crate::checks::run::{self, CheckOptions};
+use crate::checks::CheckOptions;
+use crate::checks::run;
 use crate::checks::{controls, lookalike};
 use crate::location::Part;
 
