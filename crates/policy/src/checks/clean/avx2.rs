@@ -13,41 +13,10 @@ const STEP: usize = 128;
 #[inline]
 #[target_feature(enable = "avx2")]
 fn table(t: &[u8; 16]) -> __m256i {
-    let b = |k: usize| t[k] as i8;
-    _mm256_setr_epi8(
-        b(0),
-        b(1),
-        b(2),
-        b(3),
-        b(4),
-        b(5),
-        b(6),
-        b(7),
-        b(8),
-        b(9),
-        b(10),
-        b(11),
-        b(12),
-        b(13),
-        b(14),
-        b(15),
-        b(0),
-        b(1),
-        b(2),
-        b(3),
-        b(4),
-        b(5),
-        b(6),
-        b(7),
-        b(8),
-        b(9),
-        b(10),
-        b(11),
-        b(12),
-        b(13),
-        b(14),
-        b(15),
-    )
+    let mut both = [0u8; 32];
+    both[..16].copy_from_slice(t);
+    both[16..].copy_from_slice(t);
+    load(&both, 0)
 }
 
 /// `k` in every byte.
