@@ -107,11 +107,6 @@ impl Pool {
         Ok(self.returning(response.map_err(PoolError::Http)?, sender))
     }
 
-    /// How many connections are idle now.
-    pub fn idle_count(&self) -> usize {
-        self.lock().len()
-    }
-
     /// The most recently idle connection that is neither closed nor idle too long.
     fn take_idle(&self) -> Option<Sender> {
         let mut idle = self.lock();
@@ -178,11 +173,15 @@ pub struct Returning {
 }
 
 impl Returning {
+    fn give_back(&mut self) {
+        if let Some((sender, pool)) = self.back.take() {
+            pool.put_back(sender);
+        }
+    }
+
     fn give_back_if_done(&mut self) {
         if self.body.is_end_stream() {
-            if let Some((sender, pool)) = self.back.take() {
-                pool.put_back(sender);
-            }
+            self.give_back();
         }
     }
 }
@@ -198,11 +197,7 @@ impl Body for Returning {
         let this = self.get_mut();
         let polled = Pin::new(&mut this.body).poll_frame(cx);
         match &polled {
-            Poll::Ready(None) => {
-                if let Some((sender, pool)) = this.back.take() {
-                    pool.put_back(sender);
-                }
-            }
+            Poll::Ready(None) => this.give_back(),
             Poll::Ready(Some(Ok(_))) => this.give_back_if_done(),
             Poll::Ready(Some(Err(_))) => this.back = None,
             Poll::Pending => {}
