@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
+use crate::found::{Found, KindCounts, KindSet};
 use crate::identity::{Identity, IdentityReport};
 use crate::location::Location;
 use crate::profile::Profile;
@@ -17,7 +18,7 @@ pub(crate) struct Collector<'p> {
     path: &'p [u8],
     findings: Vec<Finding>,
     truncated: bool,
-    counts: BTreeMap<String, u64>,
+    counts: KindCounts,
     reject: bool,
     /// Some finding's action rewrites (used by scans, which never rewrite).
     pub(crate) would_rewrite: bool,
@@ -36,7 +37,7 @@ impl<'p> Collector<'p> {
             path,
             findings: Vec::new(),
             truncated: false,
-            counts: BTreeMap::new(),
+            counts: KindCounts::default(),
             reject: false,
             would_rewrite: false,
             normalized: false,
@@ -101,10 +102,12 @@ impl<'p> Collector<'p> {
     ) {
         self.reject |= action == Action::Reject;
         self.would_rewrite |= action.rewrites() && raw.fix != Fix::None;
-        *self
-            .counts
-            .entry(raw.kind.as_str().to_string())
-            .or_default() += 1;
+        self.counts.add(raw.kind, 1);
+        self.list(location, raw, action, prefix);
+    }
+
+    /// Lists a finding already counted, if there is room.
+    fn list(&mut self, location: &Location, raw: RawFinding, action: Action, prefix: &str) {
         if self.findings.len() >= self.profile.limits.max_findings {
             self.truncated = true;
             return;
@@ -119,7 +122,94 @@ impl<'p> Collector<'p> {
             bytes: hex_bytes(&raw.bytes),
             lax_scalar: raw.lax_scalar,
             message: format!("{prefix}{}", raw.message),
+            run: (raw.run > 1).then_some(raw.run),
         });
+    }
+
+    /// Detailed findings the verdict can still list.
+    pub(crate) fn room(&self) -> usize {
+        self.profile
+            .limits
+            .max_findings
+            .saturating_sub(self.findings.len())
+    }
+
+    /// The kinds whose action may rewrite in location class of `part`: the profile's rules,
+    /// and every identity kind when the profile names identity fields (exclusions only ever
+    /// turn an action into `excluded`, so this is a superset of what a field rewrites).
+    pub(crate) fn may_rewrite(&self, part: crate::location::Part) -> KindSet {
+        let mut set = KindSet::default();
+        for &kind in FindingKind::ALL {
+            let identity = kind.is_identity() && !self.profile.identities.is_empty();
+            if identity || self.profile.action(kind, part).rewrites() {
+                set.insert(kind);
+            }
+        }
+        set
+    }
+
+    /// Records everything one field's checks found, at `location`: every kind's action (its
+    /// rule's, `log` for a rewriting rule of a `check_only` field), counts, and the detailed
+    /// findings in offset order while there is room. Returns the actions, by kind.
+    pub(crate) fn add_found(
+        &mut self,
+        location: &Location,
+        found: &mut Found,
+        check_only: bool,
+        prefix: &str,
+    ) -> Actions {
+        let mut actions = Actions::default();
+        for (kind, n) in found.counts.iter() {
+            let action = match self.action(kind, location) {
+                // A second reading is checked, never rewritten: the first one rewrites.
+                a if a.rewrites() && check_only => Action::Log,
+                a => a,
+            };
+            actions.0[kind.index()] = Some(action);
+            self.reject |= action == Action::Reject;
+            self.would_rewrite |= action.rewrites() && found.fixable.contains(kind);
+            self.counts.add(kind, n);
+        }
+        found.detailed.sort_by_key(|r| r.offset);
+        for raw in found.detailed.drain(..) {
+            let action = actions.get(raw.kind);
+            self.list(location, raw, action, prefix);
+        }
+        self.truncated |= found.dropped;
+        actions
+    }
+
+    /// Records the findings of a rewritten field's re-check whose action is `reject` and that
+    /// the field's first check did not already reject (`known`), with `prefix` on their
+    /// messages. Returns the re-check's actions.
+    pub(crate) fn add_new_rejects(
+        &mut self,
+        location: &Location,
+        again: &mut Found,
+        known: &Actions,
+        prefix: &str,
+    ) -> Actions {
+        let mut actions = Actions::default();
+        let mut new = KindSet::default();
+        for (kind, n) in again.counts.iter() {
+            let action = self.action(kind, location);
+            actions.0[kind.index()] = Some(action);
+            if action == Action::Reject && known.get(kind) != Action::Reject {
+                new.insert(kind);
+                self.reject = true;
+                self.counts.add(kind, n);
+            }
+        }
+        again.detailed.sort_by_key(|r| r.offset);
+        for raw in again.detailed.drain(..).filter(|r| new.contains(r.kind)) {
+            self.list(location, raw, Action::Reject, prefix);
+        }
+        actions
+    }
+
+    /// `true` once a finding's action is `reject`: no rewrite will be forwarded.
+    pub(crate) fn rejects(&self) -> bool {
+        self.reject
     }
 
     /// The verdict, by the one decision rule of evaluations and scans alike: a finding whose
@@ -141,11 +231,46 @@ impl<'p> Collector<'p> {
             profile: self.profile.name.clone(),
             findings: self.findings,
             findings_truncated: self.truncated,
-            counts: self.counts,
+            counts: self
+                .counts
+                .iter()
+                .map(|(k, n)| (k.as_str().to_string(), n))
+                .collect::<BTreeMap<_, _>>(),
             normalized: self.normalized,
             bytes_inspected: self.bytes_inspected,
             bytes_by_location: self.bytes_by_location,
             identities: self.identities,
         }
+    }
+}
+
+/// The action of each kind found in one field.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Actions([Option<Action>; crate::found::KIND_COUNT]);
+
+impl Default for Actions {
+    fn default() -> Actions {
+        Actions([None; crate::found::KIND_COUNT])
+    }
+}
+
+impl Actions {
+    /// `kind`'s action (`log` for a kind not found in the field).
+    pub(crate) fn get(&self, kind: FindingKind) -> Action {
+        self.0[kind.index()].unwrap_or(Action::Log)
+    }
+
+    /// Sets `kind`'s action (tests).
+    #[cfg(test)]
+    pub(crate) fn set(&mut self, kind: FindingKind, action: Action) {
+        self.0[kind.index()] = Some(action);
+    }
+
+    /// Whether applying `found`'s fixes under these actions changes anything.
+    pub(crate) fn rewrite_any(&self, found: &Found) -> bool {
+        let rewrites = |kind: FindingKind| self.get(kind).rewrites();
+        found.spans.iter().any(|s| rewrites(s.kind))
+            || found.normalize.is_some_and(rewrites)
+            || found.enforce.as_ref().is_some_and(|(k, _)| rewrites(*k))
     }
 }

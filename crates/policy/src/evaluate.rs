@@ -3,7 +3,8 @@
 use crate::checks::{self, CheckOptions};
 use crate::collect::Collector;
 use crate::field::Field;
-use crate::finding::{Action, FindingKind, Fix, RawFinding};
+use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::{Found, KindSet};
 use crate::identity::check as identity;
 use crate::layers;
 use crate::location::{Location, Part};
@@ -106,71 +107,47 @@ fn check_and_rewrite(
     verdict: &mut Collector,
 ) -> Option<Vec<u8>> {
     let part = field.location.part;
-    let identity = verdict.identity(&field.location);
-    let mut raws = field.layer_findings.clone();
-    raws.extend(checks::check_field(
-        part,
-        &field.bytes,
-        field.at_body_start,
-        options,
-    ));
-    if let Some((found, report)) =
-        identity.and_then(|i| identity::check(i, &field.location, &field.bytes))
+    let location = &field.location;
+    let identity = verdict.identity(location);
+    // Fixes are kept only where a rewrite can be forwarded: not for a second reading, and not
+    // once a finding has rejected the request.
+    let rewritable = if field.check_only || verdict.rejects() {
+        KindSet::default()
+    } else {
+        verdict.may_rewrite(part)
+    };
+    let mut found = Found::new(verdict.room(), rewritable);
+    found.absorb(&field.layer_findings);
+    checks::check_field(part, &field.bytes, field.at_body_start, options, &mut found);
+    if let Some((more, report)) = identity.and_then(|i| identity::check(i, location, &field.bytes))
     {
-        raws.extend(found);
+        more.into_iter().for_each(|raw| found.push(raw));
         verdict.identity_report(report);
     }
-    raws.sort_by_key(|r| r.offset);
-    let with_actions: Vec<_> = raws
-        .into_iter()
-        .map(|r| {
-            let action = match verdict.action(r.kind, &field.location) {
-                // A second reading is checked, never rewritten: the first one rewrites.
-                a if a.rewrites() && field.check_only => Action::Log,
-                a => a,
-            };
-            (r, action)
-        })
-        .collect();
-    let mut rewrites = false;
-    for (raw, action) in &with_actions {
-        rewrites |= action.rewrites() && raw.fix != Fix::None;
-        verdict.add_with(&field.location, raw.clone(), *action, "");
-    }
-    if !rewrites {
+    let actions = verdict.add_found(location, &mut found, field.check_only, "");
+    if field.check_only || verdict.rejects() || !actions.rewrite_any(&found) {
         return None;
     }
-    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &with_actions);
+    if found.unfixable {
+        verdict.add(location, unfixable(), "");
+        return None;
+    }
+    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &mut found, &actions);
+    drop(found);
     // Every check runs again on the rewritten bytes: normalization must not create what the
     // checks forbid (NFC maps U+037E to ';'), and a second pass must find nothing to rewrite.
     for round in 0..MAX_REWRITE_ROUNDS {
-        let mut found = checks::check_field(part, &bytes, field.at_body_start, options);
-        if let Some((more, _)) = identity.and_then(|i| identity::check(i, &field.location, &bytes))
-        {
-            found.extend(more);
+        let mut again = Found::new(verdict.room(), rewritable);
+        checks::check_field(part, &bytes, field.at_body_start, options, &mut again);
+        if let Some((more, _)) = identity.and_then(|i| identity::check(i, location, &bytes)) {
+            more.into_iter().for_each(|raw| again.push(raw));
         }
-        let again: Vec<_> = found
-            .into_iter()
-            .map(|r| {
-                let action = verdict.action(r.kind, &field.location);
-                (r, action)
-            })
-            .collect();
-        for (raw, action) in &again {
-            let known = with_actions
-                .iter()
-                .any(|(r, a)| r.kind == raw.kind && *a == Action::Reject);
-            if *action == Action::Reject && !known {
-                verdict.add_with(&field.location, raw.clone(), *action, "after rewriting: ");
-            }
-        }
-        let more = again
-            .iter()
-            .any(|(r, a)| a.rewrites() && r.fix != Fix::None);
-        if !more || round + 1 == MAX_REWRITE_ROUNDS {
+        let prefix = "after rewriting: ";
+        let again_actions = verdict.add_new_rejects(location, &mut again, &actions, prefix);
+        if !again_actions.rewrite_any(&again) || round + 1 == MAX_REWRITE_ROUNDS {
             break;
         }
-        let (next, n) = rewrite::apply(&bytes, &again);
+        let (next, n) = rewrite::apply(&bytes, &mut again, &again_actions);
         if next == bytes {
             break;
         }
@@ -179,4 +156,10 @@ fn check_and_rewrite(
     }
     verdict.normalized |= normalized;
     Some(bytes)
+}
+
+/// The finding of a field whose fixes cannot be kept (longer than 4 GiB).
+fn unfixable() -> RawFinding {
+    let message = "field too large to rewrite (over 4 GiB)".to_string();
+    RawFinding::new(FindingKind::LimitExceeded, 0, b"", Fix::None, None, message)
 }

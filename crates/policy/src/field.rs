@@ -53,7 +53,7 @@ pub(crate) struct Field<'a> {
     /// `true` if the field starts at the first byte of a body (a BOM there is a signature).
     pub(crate) at_body_start: bool,
     /// Findings of the decoding layers (escapes), in field offsets.
-    pub(crate) layer_findings: Vec<crate::finding::RawFinding>,
+    pub(crate) layer_findings: crate::found::Found,
     /// A second reading of bytes another field already covers (a `text/plain` body read as
     /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
     pub(crate) check_only: bool,
@@ -74,7 +74,7 @@ impl<'a> Field<'a> {
             span,
             encoding: Encoding::Raw,
             at_body_start: false,
-            layer_findings: Vec::new(),
+            layer_findings: crate::found::Found::none(),
             check_only: false,
         }
     }

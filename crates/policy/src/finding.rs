@@ -26,6 +26,11 @@ macro_rules! kinds {
             /// Every kind, in declaration order.
             pub const ALL: &'static [FindingKind] = &[$(FindingKind::$variant),*];
 
+            /// The kind's position in [`FindingKind::ALL`].
+            pub(crate) const fn index(self) -> usize {
+                self as usize
+            }
+
             /// The stable snake_case name (`"overlong"`, `"double_encoding"`, ...).
             pub const fn as_str(self) -> &'static str {
                 match self { $(FindingKind::$variant => $name,)* }
@@ -306,6 +311,10 @@ pub struct Finding {
     pub lax_scalar: Option<String>,
     /// A one-line explanation.
     pub message: String,
+    /// How many adjacent occurrences of this kind the finding stands for, when more than one
+    /// (a run: `length` covers them all, `bytes` shows the first). Absent for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u64>,
 }
 
 /// How the bytes of a finding can be rewritten when its action asks for it.
@@ -340,6 +349,8 @@ pub(crate) struct RawFinding {
     pub(crate) fix: Fix,
     pub(crate) lax_scalar: Option<String>,
     pub(crate) message: String,
+    /// Adjacent occurrences this finding stands for (1 unless merged, see `crate::found`).
+    pub(crate) run: u64,
 }
 
 impl RawFinding {
@@ -360,6 +371,17 @@ impl RawFinding {
             fix,
             lax_scalar,
             message,
+            run: 1,
+        }
+    }
+
+    /// Extends the finding over the next adjacent occurrence of its kind, `length` bytes long.
+    pub(crate) fn extend_run(&mut self, length: usize) {
+        self.length += length;
+        self.run += 1;
+        match &mut self.fix {
+            Fix::Malformed { range, .. } | Fix::Char(range) => range.end += length,
+            _ => {}
         }
     }
 }

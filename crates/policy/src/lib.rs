@@ -29,6 +29,7 @@ mod evaluate;
 mod exclusion;
 mod field;
 mod finding;
+mod found;
 mod identity;
 mod layers;
 mod location;

@@ -2,67 +2,85 @@
 
 use core::ops::Range;
 
+use utf8gate_codec::MalformedKind;
+
+use crate::checks::bytes::Piece;
 use crate::checks::nfc;
+use crate::collect::Actions;
 use crate::field::{Container, Encoding};
-use crate::finding::{Action, Fix, RawFinding};
+use crate::finding::{Action, FindingKind};
+use crate::found::Found;
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
 
-/// Applies the rewriting actions to `bytes`. Returns the new bytes and whether NFC was applied.
-pub(crate) fn apply(bytes: &[u8], findings: &[(RawFinding, Action)]) -> (Vec<u8>, bool) {
-    let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    let mut normalize = false;
-    let mut enforced = None;
-    for (finding, action) in findings {
-        match (&finding.fix, action) {
-            (Fix::Malformed { range, .. }, Action::Replace) => {
-                edits.push((
-                    range.clone(),
-                    utf8gate_codec::to_lossy(&bytes[range.clone()])
-                        .into_owned()
-                        .into_bytes(),
-                ));
-            }
-            (Fix::Malformed { range, .. } | Fix::Char(range), Action::Strip) => {
-                edits.push((range.clone(), Vec::new()))
-            }
-            (
-                Fix::Malformed {
-                    range,
-                    repair_to: Some(c),
-                },
-                Action::Repair,
-            ) => {
-                edits.push((range.clone(), c.to_string().into_bytes()));
-            }
-            (Fix::Char(range), Action::Replace) => {
-                edits.push((range.clone(), "\u{FFFD}".as_bytes().to_vec()))
-            }
-            (Fix::Normalize, Action::Normalize) => normalize = true,
-            (Fix::Enforce(form), Action::Rewrite) => enforced = Some(form),
-            _ => {}
-        }
-    }
-    edits.sort_by(|a, b| a.0.start.cmp(&b.0.start).then(b.0.end.cmp(&a.0.end)));
+/// Applies the rewriting actions to `bytes`: each kept fix whose kind's action (in `actions`)
+/// rewrites, then NFC, then an identity's enforced form. Linear in the field: the spans are
+/// sorted once, each replaced stretch is read once. Returns the new bytes and whether NFC was
+/// applied.
+pub(crate) fn apply(bytes: &[u8], found: &mut Found, actions: &Actions) -> (Vec<u8>, bool) {
+    // Spans in order; of two at the same start, the longer first, then the first reported.
+    found
+        .spans
+        .sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    for (range, replacement) in edits {
-        if range.start < at || range.end > bytes.len() {
-            continue; // overlaps an edit already made (an overlong NUL is two findings)
+    for span in &found.spans {
+        let (start, end) = (span.start as usize, span.end as usize);
+        let action = actions.get(span.kind);
+        // Only a CESU-8 pair has a repair.
+        let repairs = action != Action::Repair || span.kind == FindingKind::Cesu8Pair;
+        if !action.rewrites() || !repairs || start < at || end > bytes.len() {
+            continue; // not rewritten, or overlaps an edit already made (an overlong NUL)
         }
-        out.extend_from_slice(&bytes[at..range.start]);
-        out.extend_from_slice(&replacement);
-        at = range.end;
+        out.extend_from_slice(&bytes[at..start]);
+        rewrite_span(&bytes[start..end], span.malformed, action, &mut out);
+        at = end;
     }
     out.extend_from_slice(&bytes[at..]);
+    let normalize = found
+        .normalize
+        .is_some_and(|k| actions.get(k) == Action::Normalize);
     if normalize {
         out = to_nfc_bytes(&out);
     }
     // An identity's enforced form (NFC already) replaces the whole field.
-    if let Some(form) = enforced {
-        out = form.as_bytes().to_vec();
+    if let Some((kind, form)) = &found.enforce {
+        if actions.get(*kind) == Action::Rewrite {
+            out = form.as_bytes().to_vec();
+        }
     }
     (out, normalize)
+}
+
+/// Writes the rewrite of one span (adjacent findings of one kind) under `action`: malformed
+/// UTF-8 replaced by U+FFFD per maximal subpart of each malformation, stripped, or (CESU-8
+/// pairs) repaired; valid characters replaced by one U+FFFD each, or stripped.
+fn rewrite_span(span: &[u8], malformed: bool, action: Action, out: &mut Vec<u8>) {
+    match (malformed, action) {
+        (_, Action::Strip) => {}
+        (true, Action::Replace | Action::Repair) => {
+            for piece in crate::checks::bytes::pieces(span) {
+                match piece {
+                    Piece::Malformed(m) => match (action, m.lax_char()) {
+                        (Action::Repair, Some(c)) if m.kind() == MalformedKind::Cesu8Pair => {
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes())
+                        }
+                        (Action::Repair, _) => out.extend_from_slice(m.bytes()),
+                        _ => out.extend_from_slice(utf8gate_codec::to_lossy(m.bytes()).as_bytes()),
+                    },
+                    Piece::Run(_, text) => out.extend_from_slice(text.as_bytes()),
+                }
+            }
+        }
+        (false, Action::Replace) => {
+            // A character span holds valid characters only.
+            let chars = core::str::from_utf8(span).map_or(span.len(), |t| t.chars().count());
+            for _ in 0..chars {
+                out.extend_from_slice("\u{FFFD}".as_bytes());
+            }
+        }
+        _ => out.extend_from_slice(span),
+    }
 }
 
 /// NFC of every valid stretch; malformed bytes (kept by a `log` action) stay as they are.
@@ -70,15 +88,13 @@ fn to_nfc_bytes(bytes: &[u8]) -> Vec<u8> {
     if let Ok(text) = utf8gate_codec::validate(bytes) {
         return nfc::to_nfc(text).into_owned().into_bytes();
     }
-    let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
     let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    for (offset, text) in crate::checks::bytes::valid_runs(bytes, &malformations) {
-        out.extend_from_slice(&bytes[at..offset]);
-        out.extend_from_slice(nfc::to_nfc(text).as_bytes());
-        at = offset + text.len();
+    for piece in crate::checks::bytes::pieces(bytes) {
+        match piece {
+            Piece::Run(_, text) => out.extend_from_slice(nfc::to_nfc(text).as_bytes()),
+            Piece::Malformed(m) => out.extend_from_slice(m.bytes()),
+        }
     }
-    out.extend_from_slice(&bytes[at..]);
     out
 }
 

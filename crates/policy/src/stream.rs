@@ -4,10 +4,11 @@
 //! Everything else (NFC, controls, lookalikes, structure) needs the whole field and runs only
 //! on buffered bodies; the verdict says which checks ran through its findings' kinds only.
 
-use utf8gate_codec::{Malformation, StreamValidator};
+use utf8gate_codec::StreamValidator;
 
 use crate::collect::Collector;
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::{Found, KindSet};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
@@ -27,10 +28,8 @@ pub struct BodyScan<'p> {
     /// Bytes after a UTF-16 or UTF-32 signature, counted and not read.
     foreign: Option<u64>,
     offset: usize,
-    /// NUL findings after the validator's decided offset: held back so that findings stay in
-    /// offset order when a malformation carried across chunks starts before them (at most the
-    /// few bytes of a carried sequence).
-    pending: Vec<RawFinding>,
+    /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
+    found: Found,
     /// The body's codings, undone chunk by chunk before the checks.
     decoder: Option<Decoder>,
     /// A coding failed: the rest of the body is not read (the failure is a finding).
@@ -48,7 +47,7 @@ impl<'p> BodyScan<'p> {
             started: false,
             foreign: None,
             offset: 0,
-            pending: Vec::new(),
+            found: Found::new(profile.limits.max_findings, KindSet::default()),
             decoder: None,
             coding_failed: false,
         }
@@ -158,24 +157,16 @@ impl<'p> BodyScan<'p> {
                 Some("U+FEFF".into()),
                 "byte order mark (signature) at the start of a body".into(),
             );
-            self.collector.add(&self.location, raw, "");
+            self.found.push(raw);
         }
         // A vectorized search: a clean chunk costs one fast pass, not a loop over its bytes.
         for i in memchr::memchr_iter(0, chunk) {
-            self.pending.extend(crate::checks::controls::finding(
-                Part::Body,
-                '\0',
-                self.offset + i,
-            ));
+            crate::checks::controls::report(Part::Body, '\0', self.offset + i, &mut self.found);
         }
         self.offset += chunk.len();
-        let (collector, location, pending) =
-            (&mut self.collector, &self.location, &mut self.pending);
-        self.validator.feed(chunk, |m| {
-            flush_before(collector, location, pending, m.offset());
-            add_malformation(collector, location, &m);
-        });
-        flush_before(collector, location, pending, self.validator.decided());
+        let found = &mut self.found;
+        self.validator
+            .feed(chunk, |m| crate::checks::utf8::findings_of(&m, found));
     }
 
     /// Ends the scan and returns the verdict. A scan never rewrites, so the decision is
@@ -199,14 +190,11 @@ impl<'p> BodyScan<'p> {
             validator,
             mut collector,
             location,
-            mut pending,
+            mut found,
             ..
         } = self;
-        let summary = validator.finish(|m| {
-            flush_before(&mut collector, &location, &mut pending, m.offset());
-            add_malformation(&mut collector, &location, &m);
-        });
-        flush_before(&mut collector, &location, &mut pending, usize::MAX);
+        let summary = validator.finish(|m| crate::checks::utf8::findings_of(&m, &mut found));
+        collector.add_found(&location, &mut found, false, "");
         if !foreign {
             collector.inspected("body", summary.bytes as u64);
         }
@@ -214,23 +202,6 @@ impl<'p> BodyScan<'p> {
         let would_rewrite = collector.would_rewrite;
         collector.finish(would_rewrite)
     }
-}
-
-/// Adds the pending findings that start before `offset`, in order.
-fn flush_before(
-    collector: &mut Collector<'_>,
-    location: &Location,
-    pending: &mut Vec<RawFinding>,
-    offset: usize,
-) {
-    let n = pending.partition_point(|r| r.offset < offset);
-    for raw in pending.drain(..n) {
-        collector.add(location, raw, "");
-    }
-}
-
-fn add_malformation(collector: &mut Collector<'_>, location: &Location, m: &Malformation) {
-    crate::checks::utf8::findings_of(m, |f| collector.add(location, f, ""));
 }
 
 #[cfg(test)]

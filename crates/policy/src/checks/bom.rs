@@ -2,6 +2,7 @@
 //! (RFC 3629 §6).
 
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Report;
 
 /// Whether [`visit`] looks at a byte: the lead byte of U+FEFF.
 #[inline(always)]
@@ -17,7 +18,7 @@ pub(crate) fn visit(
     text: &str,
     at: usize,
     at_body_start: bool,
-    out: &mut Vec<RawFinding>,
+    out: &mut impl Report,
 ) {
     if !text.as_bytes()[at..].starts_with(&utf8gate_codec::UTF8_BOM) {
         return;
@@ -35,12 +36,15 @@ pub(crate) fn visit(
             "U+FEFF where a signature cannot be: ZERO WIDTH NO-BREAK SPACE",
         )
     };
-    out.push(RawFinding::new(
-        kind,
-        field_offset,
-        &utf8gate_codec::UTF8_BOM,
-        Fix::Char(field_offset..field_offset + 3),
-        Some("U+FEFF".to_string()),
-        message.to_string(),
-    ));
+    let fix = Fix::Char(field_offset..field_offset + 3);
+    out.report(kind, field_offset, 3, fix.clone(), || {
+        RawFinding::new(
+            kind,
+            field_offset,
+            &utf8gate_codec::UTF8_BOM,
+            fix,
+            Some("U+FEFF".to_string()),
+            message.to_string(),
+        )
+    });
 }

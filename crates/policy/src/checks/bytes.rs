@@ -62,24 +62,46 @@ pub(crate) fn char_at(text: &str, at: usize) -> Option<char> {
     text.get(at..).and_then(|rest| rest.chars().next())
 }
 
-/// The valid stretches of `bytes` between the given malformations, with their offsets.
-pub(crate) fn valid_runs<'a>(
-    bytes: &'a [u8],
-    malformations: &[utf8gate_codec::Malformation],
-) -> Vec<(usize, &'a str)> {
-    let mut runs = Vec::with_capacity(malformations.len() + 1);
+/// A piece of a field that is not valid UTF-8: a malformation, or the valid run between two.
+pub(crate) enum Piece<'a> {
+    /// A valid run at a field offset.
+    Run(usize, &'a str),
+    /// A malformation.
+    Malformed(utf8gate_codec::Malformation),
+}
+
+/// The malformations of `bytes` and the valid runs between them, in order, one at a time
+/// (nothing is collected: a field with a malformation every byte costs no memory per byte).
+pub(crate) fn pieces(bytes: &[u8]) -> impl Iterator<Item = Piece<'_>> {
+    let mut malformations = utf8gate_codec::diagnose(bytes);
     let mut at = 0;
-    let ends = malformations
-        .iter()
-        .map(|m| m.range())
-        .chain(core::iter::once(bytes.len()..bytes.len()));
-    for range in ends {
-        if let Ok(text) = utf8gate_codec::validate(&bytes[at..range.start.min(bytes.len())]) {
-            if !text.is_empty() {
-                runs.push((at, text));
+    let mut next: Option<utf8gate_codec::Malformation> = None;
+    let mut done = false;
+    core::iter::from_fn(move || {
+        loop {
+            if let Some(m) = next.take() {
+                at = m.range().end.min(bytes.len());
+                return Some(Piece::Malformed(m));
+            }
+            if done {
+                return None;
+            }
+            let end = match malformations.next() {
+                Some(m) => {
+                    let start = m.offset().min(bytes.len());
+                    next = Some(m);
+                    start
+                }
+                None => {
+                    done = true;
+                    bytes.len()
+                }
+            };
+            if let Ok(text) = utf8gate_codec::validate(&bytes[at..end.max(at)]) {
+                if !text.is_empty() {
+                    return Some(Piece::Run(at, text));
+                }
             }
         }
-        at = range.end.min(bytes.len());
-    }
-    runs
+    })
 }

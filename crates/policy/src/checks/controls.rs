@@ -4,6 +4,7 @@
 //! LRM, RLM and ALM are not findings.
 
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Report;
 use crate::location::Part;
 
 /// The kind a character is reported as in `part`, if any.
@@ -50,7 +51,7 @@ pub(crate) fn flags(b: u8, text: bool) -> bool {
 /// [`flags`] accepts. Visiting the flagged bytes in order reports in offset order: a
 /// noncharacter's lead is never flagged itself.
 #[inline(always)]
-pub(crate) fn visit(part: Part, offset: usize, text: &str, at: usize, out: &mut Vec<RawFinding>) {
+pub(crate) fn visit(part: Part, offset: usize, text: &str, at: usize, out: &mut impl Report) {
     let bytes = text.as_bytes();
     let start = if bytes[at] != 0xBF {
         at
@@ -63,18 +64,17 @@ pub(crate) fn visit(part: Part, offset: usize, text: &str, at: usize, out: &mut 
     } else {
         return;
     };
-    if let Some(f) =
-        super::bytes::char_at(text, start).and_then(|c| finding(part, c, offset + start))
-    {
-        out.push(f);
-    }
+    let Some(c) = super::bytes::char_at(text, start) else {
+        return;
+    };
+    report(part, c, offset + start, out);
 }
 
 /// Reports the characters of a valid run (at field offset `offset`) that [`classify`] flags,
 /// in one pass over the bytes [`flags`] accepts (the field checks do this together with the
 /// other character checks, see `super::run`).
 #[cfg(test)]
-pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFinding>) {
+pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut impl Report) {
     let text_content = part.is_text_content();
     super::bytes::for_each_flagged(
         text.as_bytes(),
@@ -83,8 +83,20 @@ pub(crate) fn scan(part: Part, offset: usize, text: &str, out: &mut Vec<RawFindi
     );
 }
 
-/// The finding for character `c` at field offset `offset` in `part`, if [`classify`] flags it
-/// (also used by the streamed scan for NUL bytes).
+/// Reports character `c` at field offset `offset` in `part`, if [`classify`] flags it (also
+/// used by the streamed scan for NUL bytes); its details are made only when they are kept.
+#[inline]
+pub(crate) fn report(part: Part, c: char, offset: usize, out: &mut impl Report) {
+    let Some((kind, _)) = classify(part, c) else {
+        return;
+    };
+    let len = c.len_utf8();
+    out.report(kind, offset, len, Fix::Char(offset..offset + len), || {
+        finding(part, c, offset).expect("classified above")
+    });
+}
+
+/// The finding for character `c` at field offset `offset` in `part`, if [`classify`] flags it.
 pub(crate) fn finding(part: Part, c: char, offset: usize) -> Option<RawFinding> {
     let (kind, what) = classify(part, c)?;
     let mut buf = [0; 4];

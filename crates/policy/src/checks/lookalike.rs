@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Report;
 
 /// Which lookalikes to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,7 +146,7 @@ pub(crate) fn visit(
     offset: usize,
     text: &str,
     at: usize,
-    out: &mut Vec<RawFinding>,
+    out: &mut impl Report,
     path_syntax: &mut Option<(usize, char)>,
 ) {
     let Some(c) = super::bytes::char_at(text, at) else {
@@ -158,18 +159,22 @@ pub(crate) fn visit(
     if path_syntax.is_none() && ascii.contains(['.', '/', '\\']) {
         *path_syntax = Some((o, c));
     }
-    let scalar = utf8gate_codec::format_scalar(u32::from(c));
-    out.push(RawFinding::new(
-        FindingKind::Lookalike,
-        o,
-        &text.as_bytes()[at..at + c.len_utf8()],
-        Fix::Char(o..o + c.len_utf8()),
-        ascii
-            .chars()
-            .next()
-            .map(|a| utf8gate_codec::format_scalar(u32::from(a))),
-        format!("{scalar} becomes {ascii:?} under {how}"),
-    ));
+    let len = c.len_utf8();
+    let fix = Fix::Char(o..o + len);
+    out.report(FindingKind::Lookalike, o, len, fix.clone(), || {
+        let scalar = utf8gate_codec::format_scalar(u32::from(c));
+        RawFinding::new(
+            FindingKind::Lookalike,
+            o,
+            &text.as_bytes()[at..at + len],
+            fix,
+            ascii
+                .chars()
+                .next()
+                .map(|a| utf8gate_codec::format_scalar(u32::from(a))),
+            format!("{scalar} becomes {ascii:?} under {how}"),
+        )
+    });
 }
 
 /// Reports every lookalike in a valid run starting at field offset `offset` (the field checks
@@ -179,7 +184,7 @@ pub(crate) fn scan(
     table: Table,
     offset: usize,
     text: &str,
-    out: &mut Vec<RawFinding>,
+    out: &mut impl Report,
 ) -> Option<(usize, char)> {
     let mut path_syntax = None;
     super::bytes::for_each_flagged(text.as_bytes(), may_start, |at| {

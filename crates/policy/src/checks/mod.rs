@@ -4,7 +4,7 @@
 //! [`bytes`] holds the byte scans they share. [`clean`] proves characters clean for every check
 //! in one pass, so that [`segmented`] runs the character and NFC checks only around the others.
 
-use crate::finding::RawFinding;
+use crate::found::Found;
 
 pub(crate) mod bom;
 pub(crate) mod bytes;
@@ -28,9 +28,24 @@ pub(crate) fn check_field(
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Vec<RawFinding> {
-    wide::check_field(part, bytes, at_body_start, options)
-        .unwrap_or_else(|| run::check_field_inlined(part, bytes, at_body_start, options))
+    out: &mut Found,
+) {
+    if !wide::check_field(part, bytes, at_body_start, options, out) {
+        run::check_field_inlined(part, bytes, at_body_start, options, out);
+    }
+}
+
+/// What [`check_field`] reports with no bound (tests).
+#[cfg(test)]
+pub(crate) fn found_in(
+    part: crate::location::Part,
+    bytes: &[u8],
+    at_body_start: bool,
+    options: &CheckOptions,
+) -> Found {
+    let mut out = Found::unbounded();
+    check_field(part, bytes, at_body_start, options, &mut out);
+    out
 }
 
 #[cfg(test)]
@@ -75,10 +90,17 @@ mod tests {
             lookalikes: super::lookalike::Table::Default,
             max_nonstarters: 3,
         };
-        let findings =
-            super::run::check_field_inlined(Part::Path, b"/a/../etc/passwd", false, &options);
+        let mut findings = crate::found::Found::unbounded();
+        super::run::check_field_inlined(
+            Part::Path,
+            b"/a/../etc/passwd",
+            false,
+            &options,
+            &mut findings,
+        );
         assert!(
             findings
+                .detailed
                 .iter()
                 .any(|f| f.kind == crate::finding::FindingKind::DotSegment),
             "{findings:?}"
@@ -98,10 +120,11 @@ mod tests {
             };
             let bytes = text.as_bytes();
             prop_assume!(bytes.len() <= 256);
-            prop_assert_eq!(
-                super::run::check_field_inlined(part, bytes, false, &options),
-                super::run::check_any_field(part, bytes, false, &options)
-            );
+            let mut shortcut = crate::found::Found::unbounded();
+            super::run::check_field_inlined(part, bytes, false, &options, &mut shortcut);
+            let mut full = crate::found::Found::unbounded();
+            super::run::check_any_field(part, bytes, false, &options, &mut full);
+            prop_assert_eq!(shortcut, full);
         }
 
         /// The AVX2 build of the checks finds exactly what the portable build finds (on a CPU
@@ -117,8 +140,10 @@ mod tests {
                 lookalikes: if best_fit { super::lookalike::Table::BestFit } else { super::lookalike::Table::Default },
                 max_nonstarters: 3,
             };
-            let portable = super::run::check_field_inlined(part, &bytes, at_body_start, &options);
-            if let Some(wide) = super::wide::check_field(part, &bytes, at_body_start, &options) {
+            let mut portable = crate::found::Found::unbounded();
+            super::run::check_field_inlined(part, &bytes, at_body_start, &options, &mut portable);
+            let mut wide = crate::found::Found::unbounded();
+            if super::wide::check_field(part, &bytes, at_body_start, &options, &mut wide) {
                 prop_assert_eq!(wide, portable);
             }
         }

@@ -6,6 +6,7 @@
 use super::bytes::for_each_flagged;
 use super::{bom, controls, lookalike, nfc};
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Found;
 
 /// What the checks need to know beyond the field's bytes.
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +26,7 @@ pub(super) fn check_run_per_check(
     text: &str,
     at_body_start: bool,
     options: &CheckOptions,
-    out: &mut Vec<RawFinding>,
+    out: &mut Found,
 ) -> Option<(usize, char)> {
     let first = scan_characters(part, offset, text, at_body_start, options, out);
     // ASCII (most paths and headers) holds nothing that NFC changes and no non-starter.
@@ -46,7 +47,7 @@ pub(super) fn scan_characters(
     text: &str,
     at_body_start: bool,
     options: &CheckOptions,
-    out: &mut Vec<RawFinding>,
+    out: &mut Found,
 ) -> Option<(usize, char)> {
     let bytes = text.as_bytes();
     let text_content = part.is_text_content();
@@ -72,7 +73,7 @@ pub(super) fn scan_characters(
 
 /// The NFC and stream-safe findings of a valid run (at field offset `offset`).
 #[inline(always)]
-fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Vec<RawFinding>) {
+fn nfc_findings(offset: usize, text: &str, max_nonstarters: usize, out: &mut Found) {
     let (status, all_inert) = nfc::nfc_scan(text);
     let not_nfc = match status {
         nfc::NfcStatus::NotNfc { offset: first } => Some(first),
@@ -96,30 +97,36 @@ pub(super) fn push_nfc_findings(
     not_nfc: Option<usize>,
     over: Option<(usize, usize, usize)>,
     max_nonstarters: usize,
-    out: &mut Vec<RawFinding>,
+    out: &mut Found,
 ) {
     if let Some(first) = not_nfc {
         let end = text[first..]
             .char_indices()
             .nth(1)
             .map_or(text.len(), |(i, _)| first + i);
-        out.push(RawFinding::new(
-            FindingKind::NotNfc,
-            offset + first,
-            &text.as_bytes()[first..end],
-            Fix::Normalize,
-            None,
-            "text is not in Normalization Form C".to_string(),
-        ));
+        let kind = FindingKind::NotNfc;
+        out.report(kind, offset + first, end - first, Fix::Normalize, || {
+            RawFinding::new(
+                kind,
+                offset + first,
+                &text.as_bytes()[first..end],
+                Fix::Normalize,
+                None,
+                "text is not in Normalization Form C".to_string(),
+            )
+        });
     }
     if let Some((start, len, count)) = over {
-        out.push(RawFinding::new(
-            FindingKind::ExcessiveCombining,
-            offset + start,
-            &text.as_bytes()[start..start + len],
-            Fix::None,
-            None,
-            format!("{count} combining characters in a row (more than {max_nonstarters})"),
-        ));
+        let kind = FindingKind::ExcessiveCombining;
+        out.report(kind, offset + start, len, Fix::None, || {
+            RawFinding::new(
+                kind,
+                offset + start,
+                &text.as_bytes()[start..start + len],
+                Fix::None,
+                None,
+                format!("{count} combining characters in a row (more than {max_nonstarters})"),
+            )
+        });
     }
 }

@@ -2,12 +2,10 @@
 //! build ([`super::check_field`]) and the AVX2 one ([`super::wide`]); the checks of one valid run
 //! are [`super::per_check`]'s and [`super::segmented`]'s.
 
-use std::borrow::Cow;
-
-use super::bytes::valid_runs;
+use super::bytes::{Piece, pieces};
 use super::per_check::{CheckOptions, check_run_per_check};
 use super::{clean, lookalike, segmented, traversal, utf8};
-use crate::finding::RawFinding;
+use crate::found::Found;
 
 /// [`super::check_field`]'s body, inlined into each of its builds together with the scans it calls.
 #[inline(always)]
@@ -16,18 +14,19 @@ pub(super) fn check_field_inlined(
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Vec<RawFinding> {
+    out: &mut Found,
+) {
     // Short printable ASCII (most paths, query values and headers) is valid UTF-8 with no
     // control character and nothing any other character check looks for: only the traversal
     // check can find something in it.
     if bytes.len() <= 256 && bytes.iter().all(|&b| (0x20..0x7F).contains(&b)) {
-        let mut findings = Vec::new();
         let known = traversal::Known {
             text: core::str::from_utf8(bytes).ok(),
             path_lookalike: None,
+            malformed: traversal::Malformed::default(),
         };
-        traversal::scan_with(part, bytes, &[], options.lookalikes, known, &mut findings);
-        return findings;
+        traversal::scan_with(part, bytes, options.lookalikes, known, out);
+        return;
     }
     // Longer ASCII with nothing any character check looks for: one pass proves it valid
     // UTF-8 and clean (see `clean`), and only the traversal check is left.
@@ -36,17 +35,17 @@ pub(super) fn check_field_inlined(
         best_fit: options.lookalikes == lookalike::Table::BestFit,
     };
     if clean::is_vectorized() && clean::is_clean_ascii(bytes, cx) {
-        let mut findings = Vec::new();
         if traversal::applies_to(part) {
             let known = traversal::Known {
                 text: core::str::from_utf8(bytes).ok(),
                 path_lookalike: None,
+                malformed: traversal::Malformed::default(),
             };
-            traversal::scan_with(part, bytes, &[], options.lookalikes, known, &mut findings);
+            traversal::scan_with(part, bytes, options.lookalikes, known, out);
         }
-        return findings;
+        return;
     }
-    check_any_field(part, bytes, at_body_start, options)
+    check_any_field(part, bytes, at_body_start, options, out)
 }
 
 /// [`check_field_inlined`] for any field, without the shortcuts for clean ASCII: the character
@@ -58,8 +57,9 @@ pub(super) fn check_any_field(
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Vec<RawFinding> {
-    check_any_field_with::<true>(part, bytes, at_body_start, options)
+    out: &mut Found,
+) {
+    check_any_field_with::<true>(part, bytes, at_body_start, options, out)
 }
 
 /// [`check_any_field`] with every check run over every whole valid run: the reference the
@@ -70,8 +70,10 @@ pub(super) fn check_any_field_per_check(
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Vec<RawFinding> {
-    check_any_field_with::<false>(part, bytes, at_body_start, options)
+) -> Found {
+    let mut out = Found::unbounded();
+    check_any_field_with::<false>(part, bytes, at_body_start, options, &mut out);
+    out
 }
 
 /// [`check_any_field`], segmented or per check.
@@ -81,48 +83,51 @@ fn check_any_field_with<const SEGMENTED: bool>(
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Vec<RawFinding> {
+    out: &mut Found,
+) {
+    let run_checks = |offset: usize, text: &str, out: &mut Found| {
+        if SEGMENTED {
+            segmented::check_run(part, offset, text, at_body_start, options, out)
+        } else {
+            check_run_per_check(part, offset, text, at_body_start, options, out)
+        }
+    };
     // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
-    let whole;
     // Text of one- and two-byte characters is proven valid by a cheaper pass.
     let validated = match SEGMENTED.then(|| clean::two_byte_text(bytes)).flatten() {
         Some(text) => Ok(text),
         None => utf8gate_codec::validate(bytes),
     };
-    let (malformations, runs, text) = match validated {
+    let mut path_lookalike = None;
+    let mut malformed = traversal::Malformed::default();
+    let text = match validated {
         Ok(text) => {
-            // A valid field is one run, kept on the stack.
-            whole = [(0, text)];
-            let runs: &[(usize, &str)] = if text.is_empty() { &[] } else { &whole };
-            (Vec::new(), Cow::Borrowed(runs), Some(text))
+            if !text.is_empty() {
+                path_lookalike = run_checks(0, text, out);
+            }
+            Some(text)
         }
         Err(_) => {
-            let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
-            let runs = valid_runs(bytes, &malformations);
-            (malformations, Cow::Owned(runs), None)
+            // Malformations and the valid runs between them, one at a time, in order.
+            for piece in pieces(bytes) {
+                match piece {
+                    Piece::Run(offset, text) => {
+                        let first = run_checks(offset, text, out);
+                        path_lookalike = path_lookalike.or(first);
+                    }
+                    Piece::Malformed(m) => {
+                        utf8::findings_of(&m, out);
+                        malformed.note(&m);
+                    }
+                }
+            }
+            None
         }
     };
-    let mut findings = utf8::findings(&malformations);
-    let mut path_lookalike = None;
-    for &(offset, text) in runs.iter() {
-        let first = if SEGMENTED {
-            segmented::check_run(part, offset, text, at_body_start, options, &mut findings)
-        } else {
-            check_run_per_check(part, offset, text, at_body_start, options, &mut findings)
-        };
-        path_lookalike = path_lookalike.or(first);
-    }
     let known = traversal::Known {
         text,
         path_lookalike,
+        malformed,
     };
-    traversal::scan_with(
-        part,
-        bytes,
-        &malformations,
-        options.lookalikes,
-        known,
-        &mut findings,
-    );
-    findings
+    traversal::scan_with(part, bytes, options.lookalikes, known, out);
 }

@@ -20,7 +20,7 @@
 use super::clean::{self, Context};
 use super::per_check::{self, CheckOptions};
 use super::{lookalike, nfc};
-use crate::finding::RawFinding;
+use crate::found::Found;
 use crate::location::Part;
 
 /// Segments allowed before the density limit applies.
@@ -38,7 +38,7 @@ pub(super) fn check_run(
     text: &str,
     at_body_start: bool,
     options: &CheckOptions,
-    out: &mut Vec<RawFinding>,
+    out: &mut Found,
 ) -> Option<(usize, char)> {
     let max = options.max_nonstarters;
     // With a limit below it a single character can go over the limit: no clean boundaries.

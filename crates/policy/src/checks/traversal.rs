@@ -10,6 +10,7 @@ use utf8gate_codec::Malformation;
 
 use super::lookalike;
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Found;
 use crate::location::Part;
 use crate::percent_lax;
 
@@ -84,41 +85,61 @@ pub(crate) fn applies_to(part: Part) -> bool {
 
 /// Reports traversal and plain dot-segments in one field.
 #[cfg(test)]
-pub(crate) fn scan(
-    part: Part,
-    bytes: &[u8],
-    malformations: &[Malformation],
-    table: lookalike::Table,
-    out: &mut Vec<RawFinding>,
-) {
+pub(crate) fn scan(part: Part, bytes: &[u8], table: lookalike::Table, out: &mut Found) {
     let strict = utf8gate_codec::to_lossy(bytes);
+    let mut malformed = Malformed::default();
+    for m in utf8gate_codec::diagnose(bytes) {
+        malformed.note(&m);
+    }
     let known = Known {
         path_lookalike: lookalike::first_path_syntax(table, &strict),
         text: utf8gate_codec::validate(bytes).ok(),
+        malformed,
     };
-    scan_with(part, bytes, malformations, table, known, out);
+    scan_with(part, bytes, table, known, out);
+}
+
+/// What the traversal check needs to know of a field's malformations, noted one at a time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Malformed {
+    /// The field has a malformation.
+    any: bool,
+    /// The first malformation a lax decoder reads as path syntax.
+    path_syntax: Option<core::ops::Range<usize>>,
+}
+
+impl Malformed {
+    /// Notes one malformation (in offset order).
+    pub(crate) fn note(&mut self, m: &Malformation) {
+        self.any = true;
+        if self.path_syntax.is_none() && matches!(m.lax_char(), Some('.' | '/' | '\\')) {
+            self.path_syntax = Some(m.range());
+        }
+    }
 }
 
 /// What the other checks of a field already found out, so that [`scan_with`] need not read
 /// the field again for it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Known<'a> {
     /// The field as text, when it is valid UTF-8.
     pub(crate) text: Option<&'a str>,
     /// The first lookalike whose image holds path syntax, with its offset in the field (as the
     /// lookalike check reports it; used only when the field is valid UTF-8).
     pub(crate) path_lookalike: Option<(usize, char)>,
+    /// Its malformations.
+    pub(crate) malformed: Malformed,
 }
 
 /// `scan` with what the other checks found out.
 pub(crate) fn scan_with(
     part: Part,
     bytes: &[u8],
-    malformations: &[Malformation],
     table: lookalike::Table,
     known: Known<'_>,
-    out: &mut Vec<RawFinding>,
+    out: &mut Found,
 ) {
+    let malformations_none = !known.malformed.any;
     if !applies_to(part) {
         return;
     }
@@ -128,16 +149,16 @@ pub(crate) fn scan_with(
     };
     let strict_shape = shape(&strict);
     let has_escape = memchr::memchr(b'%', bytes).is_some();
-    if !malformations.is_empty() || has_escape {
+    if !malformations_none || has_escape {
         let lax = lax_text(&percent_lax::decode_lax(lax_text(bytes).as_bytes()));
         let lax_shape = shape(&lax);
         if lax_shape.dot_segments > strict_shape.dot_segments
             || lax_shape.separators > strict_shape.separators
         {
-            let trigger = malformations
-                .iter()
-                .find(|m| matches!(m.lax_char(), Some('.' | '/' | '\\')))
-                .map(|m| m.range())
+            let trigger = known
+                .malformed
+                .path_syntax
+                .clone()
                 .or_else(|| {
                     bytes
                         .iter()
@@ -168,7 +189,7 @@ pub(crate) fn scan_with(
         {
             // `strict` equals `bytes` here unless malformations were replaced; keep offsets
             // in field bytes by reporting only when they agree.
-            let (at, len) = if malformations.is_empty() {
+            let (at, len) = if malformations_none {
                 (first, c.len_utf8())
             } else {
                 (0, 0)
@@ -186,7 +207,7 @@ pub(crate) fn scan_with(
     if strict_shape.dot_segments > 0 {
         let at = dot_segments(&strict)
             .next()
-            .filter(|_| malformations.is_empty())
+            .filter(|_| malformations_none)
             .unwrap_or(0);
         let len = if strict[at..].starts_with("..") { 2 } else { 1 };
         out.push(RawFinding::new(
@@ -209,16 +230,9 @@ mod tests {
     use super::*;
 
     fn kinds(part: Part, bytes: &[u8]) -> Vec<(FindingKind, usize)> {
-        let malformations: Vec<_> = utf8gate_codec::diagnose(bytes).collect();
-        let mut out = Vec::new();
-        scan(
-            part,
-            bytes,
-            &malformations,
-            lookalike::Table::Default,
-            &mut out,
-        );
-        out.iter().map(|f| (f.kind, f.offset)).collect()
+        let mut out = Found::unbounded();
+        scan(part, bytes, lookalike::Table::Default, &mut out);
+        out.detailed.iter().map(|f| (f.kind, f.offset)).collect()
     }
 
     #[test]

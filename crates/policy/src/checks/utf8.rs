@@ -3,18 +3,11 @@
 use utf8gate_codec::{Malformation, MalformedKind};
 
 use crate::finding::{FindingKind, Fix, RawFinding};
-
-/// One finding per malformation, plus a `nul` finding for a disguised NUL (`C0 80`).
-pub(crate) fn findings(malformations: &[Malformation]) -> Vec<RawFinding> {
-    let mut out = Vec::with_capacity(malformations.len());
-    for m in malformations {
-        findings_of(m, |f| out.push(f));
-    }
-    out
-}
+use crate::found::Report;
 
 /// The findings of one malformation: its kind, and `nul` when a lax decoder reads U+0000.
-pub(crate) fn findings_of(m: &Malformation, mut push: impl FnMut(RawFinding)) {
+#[inline]
+pub(crate) fn findings_of(m: &Malformation, out: &mut impl Report) {
     let fix = Fix::Malformed {
         range: m.range(),
         repair_to: if m.kind() == MalformedKind::Cesu8Pair {
@@ -23,23 +16,21 @@ pub(crate) fn findings_of(m: &Malformation, mut push: impl FnMut(RawFinding)) {
             None
         },
     };
-    let lax = m.lax_scalar().map(utf8gate_codec::format_scalar);
-    push(RawFinding::new(
-        FindingKind::from_malformed(m.kind()),
-        m.offset(),
-        m.bytes(),
-        fix.clone(),
-        lax.clone(),
-        m.message(),
-    ));
+    let lax = || m.lax_scalar().map(utf8gate_codec::format_scalar);
+    let kind = FindingKind::from_malformed(m.kind());
+    out.report(kind, m.offset(), m.len(), fix.clone(), || {
+        RawFinding::new(kind, m.offset(), m.bytes(), fix.clone(), lax(), m.message())
+    });
     if m.lax_scalar() == Some(0) {
-        push(RawFinding::new(
-            FindingKind::Nul,
-            m.offset(),
-            m.bytes(),
-            fix,
-            lax,
-            "NUL disguised as an overlong form".to_string(),
-        ));
+        out.report(FindingKind::Nul, m.offset(), m.len(), fix.clone(), || {
+            RawFinding::new(
+                FindingKind::Nul,
+                m.offset(),
+                m.bytes(),
+                fix,
+                lax(),
+                "NUL disguised as an overlong form".to_string(),
+            )
+        });
     }
 }

@@ -11,32 +11,34 @@
 
 use super::per_check::CheckOptions;
 use super::run;
-use crate::finding::RawFinding;
+use crate::found::Found;
 use crate::location::Part;
 
-/// [`super::check_field`] compiled for AVX2, or `None` when the CPU does not have it (or is
-/// not x86-64). Detection runs once; later calls read a cached flag.
+/// [`super::check_field`] compiled for AVX2; `false` (and nothing reported) when the CPU
+/// does not have it (or is not x86-64). Detection runs once; later calls read a cached flag.
 #[inline]
 pub(super) fn check_field(
     part: Part,
     bytes: &[u8],
     at_body_start: bool,
     options: &CheckOptions,
-) -> Option<Vec<RawFinding>> {
+    out: &mut Found,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the only requirement of calling a `target_feature` function is that the CPU
         // supports the features it enables, and AVX2 was detected just above.
-        return Some(unsafe { avx2(part, bytes, at_body_start, options) });
+        unsafe { avx2(part, bytes, at_body_start, options, out) };
+        return true;
     }
-    let _ = (part, bytes, at_body_start, options);
-    None
+    let _ = (part, bytes, at_body_start, options, out);
+    false
 }
 
 /// The checks with AVX2 enabled: [`run::check_field_inlined`] and the scans it inlines are
 /// compiled here a second time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn avx2(part: Part, bytes: &[u8], at_body_start: bool, options: &CheckOptions) -> Vec<RawFinding> {
-    run::check_field_inlined(part, bytes, at_body_start, options)
+fn avx2(part: Part, bytes: &[u8], at_body_start: bool, options: &CheckOptions, out: &mut Found) {
+    run::check_field_inlined(part, bytes, at_body_start, options, out)
 }

@@ -5,6 +5,7 @@ use super::decomposed::{Decomposed, whole_body};
 use super::{json, parts, query};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::{Found, KindSet};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request, is_binary, is_utf8_label};
@@ -93,6 +94,7 @@ fn other_readings(body: &[u8], ct: &ContentType, profile: &Profile, out: &mut De
             0,
             true,
             profile.limits.max_parameters,
+            &mut out.layer_room,
         );
         second.fields.extend(fields);
     }
@@ -116,6 +118,7 @@ fn typed<'a>(
             0,
             true,
             profile.limits.max_parameters,
+            &mut out.layer_room,
         );
         out.fields.extend(fields);
         if cut {
@@ -194,17 +197,21 @@ fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decompose
         } else {
             Part::JsonString
         };
-        let mut layer_findings = Vec::new();
+        let mut layer_findings = Found::new(out.layer_room, KindSet::default());
         for &(at, unit) in &s.lone_surrogates {
-            layer_findings.push(RawFinding::new(
-                FindingKind::EscapedSurrogate,
-                at,
-                &s.value[at..(at + 3).min(s.value.len())],
-                Fix::None,
-                Some(utf8gate_codec::format_scalar(u32::from(unit))),
-                format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
-            ));
+            let kind = FindingKind::EscapedSurrogate;
+            layer_findings.report(kind, at, 3, Fix::None, || {
+                RawFinding::new(
+                    kind,
+                    at,
+                    &s.value[at..(at + 3).min(s.value.len())],
+                    Fix::None,
+                    Some(utf8gate_codec::format_scalar(u32::from(unit))),
+                    format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
+                )
+            });
         }
+        out.layer_room -= layer_findings.detailed.len();
         out.fields.push(Field {
             location: Location::part(part).with_pointer(&s.pointer),
             bytes: s.value.into(),

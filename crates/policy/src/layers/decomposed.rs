@@ -5,15 +5,36 @@ use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 
 /// Fields of a request, plus findings about the request's structure.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Decomposed<'a> {
     /// The fields, borrowing from the request where they can.
     pub(crate) fields: Vec<Field<'a>>,
     /// Structural findings (charset, malformed body, limits), with their locations.
     pub(crate) structural: Vec<(Location, RawFinding)>,
+    /// Detailed layer findings (escapes) the fields may still carry: the verdict lists no more
+    /// than `max_findings`, so no more are built; the rest are counted (`crate::found`).
+    pub(crate) layer_room: usize,
+}
+
+impl Default for Decomposed<'_> {
+    fn default() -> Self {
+        Decomposed {
+            fields: Vec::new(),
+            structural: Vec::new(),
+            layer_room: crate::profile::Limits::default().max_findings,
+        }
+    }
 }
 
 impl<'a> Decomposed<'a> {
+    /// Nothing yet, with room for `profile`'s number of detailed findings.
+    pub(crate) fn new(profile: &crate::profile::Profile) -> Self {
+        Decomposed {
+            layer_room: profile.limits.max_findings,
+            ..Decomposed::default()
+        }
+    }
+
     pub(super) fn structural(
         &mut self,
         part: Part,
@@ -52,6 +73,7 @@ impl<'a> Decomposed<'a> {
     /// Takes over the findings of a second reading, its fields checked but never rewritten.
     /// Its fields are copied when they borrow bytes that `self` may outlive.
     pub(super) fn absorb_check_only(&mut self, other: Decomposed<'_>) {
+        self.layer_room = self.layer_room.min(other.layer_room);
         self.structural.extend(other.structural);
         self.fields.extend(other.fields.into_iter().map(|f| {
             let mut f = f.into_owned();

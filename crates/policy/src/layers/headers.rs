@@ -39,7 +39,7 @@ fn push(
     location: Location,
     bytes: Vec<u8>,
     header: usize,
-    findings: Vec<crate::finding::RawFinding>,
+    findings: crate::found::Found,
 ) {
     out.fields.push(Field {
         location,
@@ -75,7 +75,7 @@ fn cookies(value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed)
             Some(eq) => (trim(&pair[..eq]), Some(trim(&pair[eq + 1..]))),
             None => (pair, None),
         };
-        let (name, name_findings) = percent::decode(raw_name, false);
+        let (name, name_findings) = percent::decode(raw_name, false, &mut out.layer_room);
         let location = |part| Location::part(part).with_name(&name).with_index(index);
         push(
             out,
@@ -90,7 +90,7 @@ fn cookies(value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed)
                 [b'"', inner @ .., b'"'] => inner,
                 v => v,
             };
-            let (bytes, findings) = percent::decode(inner, false);
+            let (bytes, findings) = percent::decode(inner, false, &mut out.layer_room);
             push(out, location(Part::CookieValue), bytes, header, findings);
         }
     }
@@ -123,8 +123,8 @@ fn url(name: &str, value: &[u8], header: usize, profile: &Profile, out: &mut Dec
     };
     let location = || Location::part(Part::UrlPath).with_name(name.as_bytes());
     if !raw_path.is_empty() {
-        let (path_bytes, mut findings) = percent::decode(raw_path, false);
-        findings.extend(percent::encoded_separators(raw_path));
+        let (path_bytes, mut findings) = percent::decode(raw_path, false, &mut out.layer_room);
+        percent::encoded_separators(raw_path, &mut findings);
         path::backend_readings(&path_bytes, profile.readings.path_backend, out);
         push(out, location(), path_bytes, header, findings);
     }
@@ -135,6 +135,7 @@ fn url(name: &str, value: &[u8], header: usize, profile: &Profile, out: &mut Dec
             0,
             false,
             profile.limits.max_parameters,
+            &mut out.layer_room,
         );
         for mut field in fields {
             field.location.part = Part::UrlQuery;
@@ -182,7 +183,7 @@ fn extended_parameters(name: &str, value: &[u8], header: usize, out: &mut Decomp
             );
             continue;
         }
-        let (bytes, findings) = percent::decode(&ext[tail..], false);
+        let (bytes, findings) = percent::decode(&ext[tail..], false, &mut out.layer_room);
         let location = Location::part(Part::HeaderParameter).with_name(name.as_bytes());
         push(out, location, bytes, header, findings);
     }

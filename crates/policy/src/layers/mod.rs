@@ -89,12 +89,12 @@ pub(crate) fn decompose_upload<'a>(request: &'a Request, profile: &Profile) -> D
 
 /// Takes `request` apart into fields: its path, query, headers and body.
 pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
-    let mut out = Decomposed::default();
+    let mut out = Decomposed::new(profile);
     let limits = &profile.limits;
     head::check(request, true, &mut out);
 
-    let (path, mut path_findings) = percent::decode(&request.path, false);
-    path_findings.extend(percent::encoded_separators(&request.path));
+    let (path, mut path_findings) = percent::decode(&request.path, false, &mut out.layer_room);
+    percent::encoded_separators(&request.path, &mut path_findings);
     path::backend_readings(&path, profile.readings.path_backend, &mut out);
     out.fields.push(Field {
         location: Location::part(Part::Path),
@@ -108,7 +108,14 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     });
 
     if let Some(query) = &request.query {
-        let (fields, cut) = query::fields(query, Container::Query, 0, false, limits.max_parameters);
+        let (fields, cut) = query::fields(
+            query,
+            Container::Query,
+            0,
+            false,
+            limits.max_parameters,
+            &mut out.layer_room,
+        );
         out.fields.extend(fields);
         if cut {
             out.structural(

@@ -234,7 +234,7 @@ pub(crate) fn agreed_value(
     match (plain, ext) {
         (Some(p), Some(e)) => {
             let plain = unquote_inner(&body[p]);
-            let (ext, _) = percent::decode(&body[e], false);
+            let (ext, _) = percent::decode(&body[e], false, &mut 0);
             (plain == ext).then_some(Some(plain))
         }
         (Some(p), None) => Some(Some(unquote_inner(&body[p]))),

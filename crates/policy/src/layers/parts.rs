@@ -207,7 +207,8 @@ fn parameter_fields(
         (&part.filename_ext, Part::MultipartFilename),
     ] {
         if let Some(r) = ext.clone() {
-            let (bytes, layer_findings) = percent::decode(&body[r.clone()], false);
+            let (bytes, layer_findings) =
+                percent::decode(&body[r.clone()], false, &mut out.layer_room);
             out.fields.push(Field {
                 location: location(p),
                 bytes: bytes.into(),
@@ -325,7 +326,7 @@ fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) 
         span,
         encoding: Encoding::Quoted,
         at_body_start: false,
-        layer_findings: Vec::new(),
+        layer_findings: crate::found::Found::none(),
         check_only: false,
     }
 }

@@ -2,6 +2,7 @@
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
 use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::Found;
 use crate::percent_lax::{escape_at, iis_escape_at};
 
 /// An RFC 8187 `ext-value` (`charset'language'value-chars`) split: the charset and where the
@@ -14,8 +15,9 @@ pub(crate) fn split_ext_value(ext: &[u8]) -> Option<(&[u8], usize)> {
 
 /// Decodes `%XX` escapes once (and `+` as a space if `plus_is_space`). Anything that is not a
 /// valid escape stays as it is, as in every mainstream decoder; the returned findings use
-/// offsets in the decoded bytes, which keep those characters.
-pub(crate) fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>) {
+/// offsets in the decoded bytes, which keep those characters. At most `room` of them are
+/// detailed (the request's room for layer findings, which this takes from), the rest counted.
+pub(crate) fn decode(raw: &[u8], plus_is_space: bool, room: &mut usize) -> (Vec<u8>, Found) {
     // Most components have no escape and no `+`: they decode to themselves, with no finding
     // (every finding below starts at a `%`).
     let plain = match plus_is_space {
@@ -23,17 +25,19 @@ pub(crate) fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFindin
         false => memchr::memchr(b'%', raw).is_none(),
     };
     if plain {
-        return (raw.to_vec(), Vec::new());
+        return (raw.to_vec(), Found::none());
     }
-    decode_escapes(raw, plus_is_space)
+    let mut findings = Found::new(*room, crate::found::KindSet::default());
+    let decoded = decode_escapes(raw, plus_is_space, &mut findings);
+    *room -= findings.detailed.len();
+    (decoded, findings)
 }
 
 /// [`decode`] without the shortcut for components with nothing to decode.
-fn decode_escapes(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>) {
+fn decode_escapes(raw: &[u8], plus_is_space: bool, findings: &mut Found) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     // Which decoded bytes came from an escape rather than verbatim from `raw`.
     let mut from_escape = Vec::with_capacity(raw.len());
-    let mut findings = Vec::new();
     let mut i = 0;
     while i < raw.len() {
         let b = raw[i];
@@ -46,34 +50,42 @@ fn decode_escapes(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>)
             }
             let at = out.len();
             if let Some(v) = iis_escape_at(raw, i) {
-                let c = char::from_u32(v)
-                    .map(|c| format!(" {c:?}"))
-                    .unwrap_or_default();
-                findings.push(RawFinding::new(
-                    FindingKind::IisUnicodeEscape,
-                    at,
-                    &raw[i..i + 6],
-                    Fix::None,
-                    Some(utf8gate_codec::format_scalar(v)),
-                    format!(
-                        "IIS-style %u escape: a lax decoder reads {}{c}",
-                        utf8gate_codec::format_scalar(v)
-                    ),
-                ));
+                let kind = FindingKind::IisUnicodeEscape;
+                findings.report(kind, at, 6, Fix::None, || {
+                    let c = char::from_u32(v)
+                        .map(|c| format!(" {c:?}"))
+                        .unwrap_or_default();
+                    RawFinding::new(
+                        kind,
+                        at,
+                        &raw[i..i + 6],
+                        Fix::None,
+                        Some(utf8gate_codec::format_scalar(v)),
+                        format!(
+                            "IIS-style %u escape: a lax decoder reads {}{c}",
+                            utf8gate_codec::format_scalar(v)
+                        ),
+                    )
+                });
                 out.extend_from_slice(&raw[i..i + 6]);
                 from_escape.extend_from_slice(&[false; 6]);
                 i += 6;
                 continue;
             }
             let len = raw[i..].len().min(3);
-            findings.push(RawFinding::new(
-                FindingKind::MalformedEscape,
-                at,
-                &raw[i..i + len],
-                Fix::None,
-                None,
-                "'%' not followed by two hex digits".to_string(),
-            ));
+            // One decoded byte: a run of them is adjacent in the decoded bytes.
+            findings.report(FindingKind::MalformedEscape, at, 1, Fix::None, || {
+                let mut f = RawFinding::new(
+                    FindingKind::MalformedEscape,
+                    at,
+                    &raw[i..i + len],
+                    Fix::None,
+                    None,
+                    "'%' not followed by two hex digits".to_string(),
+                );
+                f.length = len;
+                f
+            });
             out.push(b'%');
             from_escape.push(false);
             i += 1;
@@ -83,15 +95,14 @@ fn decode_escapes(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Vec<RawFinding>)
         from_escape.push(false);
         i += 1;
     }
-    findings.extend(double_encoding(&out, &from_escape));
-    (out, findings)
+    double_encoding(&out, &from_escape, findings);
+    out
 }
 
 /// Escapes that exist only after one decoding pass (`%252e` → `%2e`, `%%32%65` → `%2e`); an
 /// escape that was already literal in the raw bytes was reported there.
-fn double_encoding(decoded: &[u8], from_escape: &[bool]) -> Vec<RawFinding> {
-    let mut findings = Vec::new();
-    for i in 0..decoded.len() {
+fn double_encoding(decoded: &[u8], from_escape: &[bool], findings: &mut Found) {
+    for i in memchr::memchr_iter(b'%', decoded) {
         if decoded[i] != b'%' {
             continue;
         }
@@ -103,34 +114,42 @@ fn double_encoding(decoded: &[u8], from_escape: &[bool]) -> Vec<RawFinding> {
         if !from_escape[i..i + len].contains(&true) {
             continue;
         }
-        findings.push(RawFinding::new(
-            FindingKind::DoubleEncoding,
-            i,
-            &decoded[i..i + len],
-            Fix::None,
-            Some(utf8gate_codec::format_scalar(value)),
-            format!("escape left after one decoding pass: a second pass reads byte {value:02X}"),
-        ));
+        let kind = FindingKind::DoubleEncoding;
+        findings.report(kind, i, len, Fix::None, || {
+            RawFinding::new(
+                kind,
+                i,
+                &decoded[i..i + len],
+                Fix::None,
+                Some(utf8gate_codec::format_scalar(value)),
+                format!(
+                    "escape left after one decoding pass: a second pass reads byte {value:02X}"
+                ),
+            )
+        });
     }
-    findings
 }
 
 /// `%2F` / `%5C` (any case) in a raw path: separators the router does not see.
-pub(crate) fn encoded_separators(raw: &[u8]) -> Vec<RawFinding> {
-    let mut findings = Vec::new();
+pub(crate) fn encoded_separators(raw: &[u8], findings: &mut Found) {
     let mut decoded_at = 0;
     let mut i = 0;
     while i < raw.len() {
         match escape_at(raw, i) {
             Some(v @ (b'/' | b'\\')) => {
-                findings.push(RawFinding::new(
-                    FindingKind::EncodedSeparator,
-                    decoded_at,
-                    &raw[i..i + 3],
-                    Fix::None,
-                    Some(utf8gate_codec::format_scalar(u32::from(v))),
-                    format!("encoded separator {:?} in the path", v as char),
-                ));
+                let (kind, at) = (FindingKind::EncodedSeparator, decoded_at);
+                findings.report(kind, at, 1, Fix::None, || {
+                    let mut f = RawFinding::new(
+                        kind,
+                        at,
+                        &raw[i..i + 3],
+                        Fix::None,
+                        Some(utf8gate_codec::format_scalar(u32::from(v))),
+                        format!("encoded separator {:?} in the path", v as char),
+                    );
+                    f.length = 1;
+                    f
+                });
                 i += 3;
             }
             Some(_) => i += 3,
@@ -138,7 +157,6 @@ pub(crate) fn encoded_separators(raw: &[u8]) -> Vec<RawFinding> {
         }
         decoded_at += 1;
     }
-    findings
 }
 
 /// Percent-encodes `bytes` for a path (`encode_slash` false) or a query/form component,
@@ -179,9 +197,14 @@ pub(crate) fn encode(bytes: &[u8], in_path: bool) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Found) {
+        super::decode(raw, plus_is_space, &mut usize::MAX.clone())
+    }
+
     fn kinds(raw: &[u8]) -> Vec<(FindingKind, usize)> {
         decode(raw, false)
             .1
+            .detailed
             .iter()
             .map(|f| (f.kind, f.offset))
             .collect()
@@ -205,11 +228,13 @@ mod tests {
             ]
         );
         assert_eq!(kinds(b"a/%u002e"), [(FindingKind::IisUnicodeEscape, 2)]);
+        // Adjacent escapes of one kind are one run.
+        assert_eq!(kinds(b"a/%252e%252e/"), [(FindingKind::DoubleEncoding, 2)]);
         assert_eq!(
-            kinds(b"a/%252e%252e/"),
+            kinds(b"a/%252e/%252e/"),
             [
                 (FindingKind::DoubleEncoding, 2),
-                (FindingKind::DoubleEncoding, 5)
+                (FindingKind::DoubleEncoding, 6)
             ]
         );
         assert_eq!(kinds(b"plain%20text"), []);
@@ -230,16 +255,19 @@ mod tests {
             raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
             plus_is_space in proptest::prelude::any::<bool>(),
         ) {
-            proptest::prop_assert_eq!(decode(&raw, plus_is_space), decode_escapes(&raw, plus_is_space));
+            let mut escapes = Found::new(usize::MAX, crate::found::KindSet::default());
+            let decoded = decode_escapes(&raw, plus_is_space, &mut escapes);
+            let (shortcut, found) = decode(&raw, plus_is_space);
+            proptest::prop_assert_eq!(shortcut, decoded);
+            proptest::prop_assert_eq!(found.detailed, escapes.detailed);
         }
     }
 
     #[test]
     fn separators() {
-        let seps: Vec<_> = encoded_separators(b"/a%2fb%5Cc%41")
-            .iter()
-            .map(|f| f.offset)
-            .collect();
+        let mut found = Found::unbounded();
+        encoded_separators(b"/a%2fb%5Cc%41", &mut found);
+        let seps: Vec<_> = found.detailed.iter().map(|f| f.offset).collect();
         assert_eq!(seps, [2, 4]);
     }
 
@@ -249,7 +277,7 @@ mod tests {
             for in_path in [true, false] {
                 let encoded = encode(input, in_path);
                 assert_eq!(decode(&encoded, false).0, input);
-                assert!(decode(&encoded, false).1.is_empty());
+                assert!(decode(&encoded, false).1.detailed.is_empty());
             }
         }
     }

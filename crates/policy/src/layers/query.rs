@@ -15,6 +15,7 @@ pub(crate) fn fields(
     base: usize,
     form: bool,
     max_parameters: usize,
+    room: &mut usize,
 ) -> (Vec<Field<'static>>, bool) {
     let (key_part, value_part) = if form {
         (Part::FormKey, Part::FormValue)
@@ -42,7 +43,7 @@ pub(crate) fn fields(
                 ),
                 None => (range.clone(), None),
             };
-        let (key, key_findings) = percent::decode(&raw[key_range.clone()], true);
+        let (key, key_findings) = percent::decode(&raw[key_range.clone()], true, room);
         let index = count - 1;
         out.push(Field {
             location: Location::part(key_part).with_name(&key).with_index(index),
@@ -55,7 +56,7 @@ pub(crate) fn fields(
             check_only: false,
         });
         if let Some(value_range) = value_range {
-            let (value, findings) = percent::decode(&raw[value_range.clone()], true);
+            let (value, findings) = percent::decode(&raw[value_range.clone()], true, room);
             out.push(Field {
                 location: Location::part(value_part).with_name(&key).with_index(index),
                 bytes: value.into(),
@@ -77,7 +78,14 @@ mod tests {
 
     #[test]
     fn splits_and_decodes() {
-        let (fields, cut) = fields(b"a=1&b%20c=x+y&&flag&e=", Container::Query, 0, false, 10);
+        let (fields, cut) = fields(
+            b"a=1&b%20c=x+y&&flag&e=",
+            Container::Query,
+            0,
+            false,
+            10,
+            &mut 100,
+        );
         assert!(!cut);
         let got: Vec<_> = fields
             .iter()
@@ -102,6 +110,6 @@ mod tests {
                 (Part::QueryValue, "e".into(), b"".to_vec(), 22..22),
             ]
         );
-        assert!(super::fields(b"a&b&c", Container::Query, 0, false, 2).1);
+        assert!(super::fields(b"a&b&c", Container::Query, 0, false, 2, &mut 100).1);
     }
 }

@@ -305,12 +305,11 @@ proptest! {
     ) {
         let options = options(best_fit, max_nonstarters);
         let reference = run::check_any_field_per_check(part, &bytes, at_body_start, &options);
+        let mut segmented = crate::found::Found::unbounded();
+        run::check_any_field(part, &bytes, at_body_start, &options, &mut segmented);
+        prop_assert_eq!(&segmented, &reference);
         prop_assert_eq!(
-            &run::check_any_field(part, &bytes, at_body_start, &options),
-            &reference
-        );
-        prop_assert_eq!(
-            &crate::checks::check_field(part, &bytes, at_body_start, &options),
+            &crate::checks::found_in(part, &bytes, at_body_start, &options),
             &reference
         );
     }

@@ -1,0 +1,353 @@
+//! Bounded finding collection: what the checks and layers of one field report into.
+//!
+//! A hostile field can hold a finding every byte (8 MiB of lone continuation bytes is eight
+//! million `unexpected_continuation`s). The cost of collecting them must follow the bytes, not
+//! the findings, so [`Found`] keeps
+//!
+//! * at most `room` *detailed* findings (the verdict lists no more than `max_findings`), built
+//!   only when they are kept: a check hands over a closure, never a built finding;
+//! * a counter per kind ([`KindCounts`], a fixed array) of every occurrence;
+//! * the stretches a rewrite needs ([`FixSpan`], 12 bytes each), only for the kinds whose action
+//!   may rewrite in this field, adjacent stretches of one kind merged into one.
+//!
+//! Adjacent findings of one kind and one fix class are one finding (a *run*): its `length`
+//! covers them all and its `run` says how many occurrences it stands for. Past the detail limit
+//! a finding costs a counter increment and, in a rewriting profile, at most one span.
+
+use crate::finding::{FindingKind, Fix, RawFinding};
+
+/// Number of finding kinds.
+pub(crate) const KIND_COUNT: usize = FindingKind::ALL.len();
+
+const _: () = assert!(KIND_COUNT <= 64, "KindSet is one u64");
+
+/// A count per finding kind, in a fixed array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KindCounts([u64; KIND_COUNT]);
+
+impl Default for KindCounts {
+    fn default() -> KindCounts {
+        KindCounts([0; KIND_COUNT])
+    }
+}
+
+impl core::fmt::Debug for KindCounts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl KindCounts {
+    /// Adds `n` to `kind`'s count.
+    pub(crate) fn add(&mut self, kind: FindingKind, n: u64) {
+        self.0[kind.index()] += n;
+    }
+
+    /// `kind`'s count.
+    #[cfg(test)]
+    pub(crate) fn get(&self, kind: FindingKind) -> u64 {
+        self.0[kind.index()]
+    }
+
+    /// The kinds with a count, in declaration order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (FindingKind, u64)> + '_ {
+        FindingKind::ALL
+            .iter()
+            .zip(self.0)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (*k, n))
+    }
+
+    /// Adds every count of `other`.
+    pub(crate) fn add_all(&mut self, other: &KindCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
+/// A set of finding kinds, one bit each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct KindSet(u64);
+
+impl KindSet {
+    /// Every kind.
+    #[cfg(test)]
+    pub(crate) const ALL: KindSet = KindSet(u64::MAX);
+
+    /// Adds `kind`.
+    pub(crate) fn insert(&mut self, kind: FindingKind) {
+        self.0 |= 1 << kind.index();
+    }
+
+    /// Whether `kind` is in the set.
+    pub(crate) fn contains(self, kind: FindingKind) -> bool {
+        self.0 & (1 << kind.index()) != 0
+    }
+}
+
+/// What a fix does with its bytes, as far as merging is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FixClass {
+    /// No fix, or one of the whole field (NFC, an identity's enforced form).
+    Other,
+    /// Malformed UTF-8.
+    Malformed,
+    /// Valid characters.
+    Char,
+}
+
+impl FixClass {
+    fn of(fix: &Fix) -> FixClass {
+        match fix {
+            Fix::Malformed { .. } => FixClass::Malformed,
+            Fix::Char(_) => FixClass::Char,
+            _ => FixClass::Other,
+        }
+    }
+}
+
+/// A stretch of a field a rewrite may change: adjacent findings of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FixSpan {
+    /// First byte, in the field.
+    pub(crate) start: u32,
+    /// One past the last byte.
+    pub(crate) end: u32,
+    /// The findings' kind (their action is the kind's in the field).
+    pub(crate) kind: FindingKind,
+    /// Malformed UTF-8 or valid characters.
+    pub(crate) malformed: bool,
+}
+
+/// Where the last finding of one kind and fix class ended, and whether it is listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tail {
+    kind: FindingKind,
+    class: FixClass,
+    end: usize,
+    /// Index in `detailed`, when it is listed.
+    listed: Option<usize>,
+}
+
+/// The findings of one field, bounded (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// Detailed findings in the order reported, runs merged, at most `room`.
+    pub(crate) detailed: Vec<RawFinding>,
+    room: usize,
+    /// Every occurrence, listed or not.
+    pub(crate) counts: KindCounts,
+    /// Kinds reported with a fix.
+    pub(crate) fixable: KindSet,
+    /// Kinds whose fixes are kept in `spans`.
+    rewritable: KindSet,
+    /// Stretches to rewrite, in the order reported.
+    pub(crate) spans: Vec<FixSpan>,
+    /// The kind of a finding whose fix normalizes the whole field (`not_nfc`).
+    pub(crate) normalize: Option<FindingKind>,
+    /// An identity's enforced form for the whole field, and its finding's kind.
+    pub(crate) enforce: Option<(FindingKind, String)>,
+    /// The last span of each kind and class, by index in `spans`.
+    span_tails: Vec<(FindingKind, bool, usize)>,
+    /// A fix could not be kept (a field over 4 GiB): the field cannot be rewritten.
+    pub(crate) unfixable: bool,
+    /// Some finding was not listed for want of room.
+    pub(crate) dropped: bool,
+    /// The last finding of each kind and class seen (a handful: a field rarely has more).
+    tails: Vec<Tail>,
+}
+
+impl Found {
+    /// Room for `room` detailed findings; fixes kept for the kinds in `rewritable`.
+    pub(crate) fn new(room: usize, rewritable: KindSet) -> Found {
+        Found {
+            detailed: Vec::new(),
+            room,
+            counts: KindCounts::default(),
+            fixable: KindSet::default(),
+            rewritable,
+            spans: Vec::new(),
+            normalize: None,
+            enforce: None,
+            span_tails: Vec::new(),
+            unfixable: false,
+            dropped: false,
+            tails: Vec::new(),
+        }
+    }
+
+    /// Nothing reported, no room: the layer findings of a field no layer decoded.
+    pub(crate) fn none() -> Found {
+        Found::new(0, KindSet::default())
+    }
+
+    /// Everything listed, every fix kept (tests and small inputs).
+    #[cfg(test)]
+    pub(crate) fn unbounded() -> Found {
+        Found::new(usize::MAX, KindSet::ALL)
+    }
+
+    /// Detailed findings still allowed.
+    pub(crate) fn room(&self) -> usize {
+        self.room.saturating_sub(self.detailed.len())
+    }
+
+    /// Reports a finding of `kind` at `offset`, `length` bytes long, fixed by `fix`; `build`
+    /// makes its details and runs only if they are listed.
+    #[inline]
+    pub(crate) fn report(
+        &mut self,
+        kind: FindingKind,
+        offset: usize,
+        length: usize,
+        fix: Fix,
+        build: impl FnOnce() -> RawFinding,
+    ) {
+        self.counts.add(kind, 1);
+        let class = FixClass::of(&fix);
+        if !matches!(fix, Fix::None) {
+            self.fixable.insert(kind);
+            if self.rewritable.contains(kind) {
+                self.keep_fix(kind, fix);
+            }
+        }
+        let end = offset + length;
+        let slot = self
+            .tails
+            .iter()
+            .position(|t| t.kind == kind && t.class == class);
+        if let Some(i) = slot {
+            let tail = &mut self.tails[i];
+            if length > 0 && tail.end == offset {
+                tail.end = end;
+                if let Some(d) = tail.listed {
+                    self.detailed[d].extend_run(length);
+                }
+                return;
+            }
+        }
+        let listed = (self.detailed.len() < self.room).then(|| {
+            self.detailed.push(build());
+            self.detailed.len() - 1
+        });
+        self.dropped |= listed.is_none();
+        let tail = Tail {
+            kind,
+            class,
+            end,
+            listed,
+        };
+        match slot {
+            Some(i) => self.tails[i] = tail,
+            None => self.tails.push(tail),
+        }
+    }
+
+    /// Reports a finding already built (findings that occur once per field or request).
+    pub(crate) fn push(&mut self, raw: RawFinding) {
+        let (kind, offset, length, fix) = (raw.kind, raw.offset, raw.length, raw.fix.clone());
+        self.report(kind, offset, length, fix, || raw);
+    }
+
+    /// Takes over everything `other` reported (detailed findings up to the room left).
+    pub(crate) fn absorb(&mut self, other: &Found) {
+        self.counts.add_all(&other.counts);
+        self.fixable.0 |= other.fixable.0;
+        let room = self.room();
+        self.dropped |= other.dropped || other.detailed.len() > room;
+        self.detailed
+            .extend(other.detailed.iter().take(room).cloned());
+        // Layer findings have no fix of their own: their spans are not merged with these.
+        self.spans.extend_from_slice(&other.spans);
+        self.normalize = self.normalize.or(other.normalize);
+        self.unfixable |= other.unfixable;
+        if other.enforce.is_some() {
+            self.enforce.clone_from(&other.enforce);
+        }
+    }
+
+    fn keep_fix(&mut self, kind: FindingKind, fix: Fix) {
+        let (range, malformed) = match fix {
+            Fix::Malformed { range, .. } => (range, true),
+            Fix::Char(range) => (range, false),
+            Fix::Normalize => {
+                self.normalize = Some(kind);
+                return;
+            }
+            Fix::Enforce(form) => {
+                self.enforce = Some((kind, form));
+                return;
+            }
+            Fix::None => return,
+        };
+        let (Ok(start), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end)) else {
+            self.unfixable = true;
+            return;
+        };
+        // The last span of this kind and class grows when this one follows it.
+        let tail = self
+            .span_tails
+            .iter_mut()
+            .find(|(k, m, _)| *k == kind && *m == malformed);
+        if let Some((_, _, i)) = tail {
+            let last = &mut self.spans[*i];
+            if last.end == start {
+                last.end = end;
+                return;
+            }
+            *i = self.spans.len();
+        } else {
+            self.span_tails.push((kind, malformed, self.spans.len()));
+        }
+        self.spans.push(FixSpan {
+            start,
+            end,
+            kind,
+            malformed,
+        });
+    }
+}
+
+/// Where checks report: a bounded [`Found`] in the pipeline, a plain vector in unit tests.
+pub(crate) trait Report {
+    /// Reports a finding whose details `build` makes when they are kept.
+    fn report(
+        &mut self,
+        kind: FindingKind,
+        offset: usize,
+        length: usize,
+        fix: Fix,
+        build: impl FnOnce() -> RawFinding,
+    );
+}
+
+impl Report for Found {
+    #[inline]
+    fn report(
+        &mut self,
+        kind: FindingKind,
+        offset: usize,
+        length: usize,
+        fix: Fix,
+        build: impl FnOnce() -> RawFinding,
+    ) {
+        Found::report(self, kind, offset, length, fix, build);
+    }
+}
+
+impl Report for Vec<RawFinding> {
+    fn report(
+        &mut self,
+        _: FindingKind,
+        _: usize,
+        _: usize,
+        _: Fix,
+        build: impl FnOnce() -> RawFinding,
+    ) {
+        self.push(build());
+    }
+}
+
+#[cfg(test)]
+mod tests;
