@@ -154,6 +154,9 @@ impl Iterator for Diagnose<'_> {
 
 impl core::iter::FusedIterator for Diagnose<'_> {}
 
+/// ASCII bytes read one at a time before the vector validator is started.
+const SCALAR_LOOKAHEAD: usize = 16;
+
 /// Finds the next malformation at or after `*pos` in `bytes`.
 ///
 /// Returns `Ok(None)` when the rest is valid (`*pos` is then `bytes.len()`), and `Err(())` when
@@ -164,6 +167,36 @@ pub(crate) fn next_malformation(
     at_eof: bool,
 ) -> Result<Option<Malformation>, ()> {
     while *pos < bytes.len() {
+        // Hostile input has a malformation every few bytes, and the vector validator has a
+        // start-up cost: a non-ASCII byte among the next few is judged on its own first, and
+        // the validator runs from the first character after it.
+        let ascii = bytes[*pos..]
+            .iter()
+            .take(SCALAR_LOOKAHEAD)
+            .take_while(|b| b.is_ascii())
+            .count();
+        *pos += ascii;
+        if *pos == bytes.len() {
+            return Ok(None);
+        }
+        if ascii < SCALAR_LOOKAHEAD {
+            match lax::step(&bytes[*pos..], at_eof) {
+                Step::Malformed {
+                    len,
+                    kind,
+                    lax_scalar,
+                } => {
+                    let found = Malformation::new(*pos, &bytes[*pos..*pos + len], kind, lax_scalar);
+                    *pos += len;
+                    return Ok(Some(found));
+                }
+                Step::NeedMore => return Err(()),
+                Step::Valid(len) => *pos += len,
+            }
+            if *pos == bytes.len() {
+                return Ok(None);
+            }
+        }
         let rest = &bytes[*pos..];
         match simdutf8::compat::from_utf8(rest) {
             Ok(_) => {

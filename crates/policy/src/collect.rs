@@ -269,7 +269,8 @@ impl Actions {
     /// Whether applying `found`'s fixes under these actions changes anything.
     pub(crate) fn rewrite_any(&self, found: &Found) -> bool {
         let rewrites = |kind: FindingKind| self.get(kind).rewrites();
-        found.spans.iter().any(|s| rewrites(s.kind))
+        found.malformed.rewrites_any(self)
+            || found.spans.any_kind(rewrites)
             || found.normalize.is_some_and(rewrites)
             || found.enforce.as_ref().is_some_and(|(k, _)| rewrites(*k))
     }

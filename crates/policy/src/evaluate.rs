@@ -70,7 +70,7 @@ fn evaluate_with(
         let class = field.location.part.class().as_str();
         verdict.inspected(class, field.bytes.len() as u64);
         if let Some(new_bytes) = check_and_rewrite(&options, field, &mut verdict) {
-            let encoded = rewrite::encode(field.encoding, &new_bytes);
+            let encoded = rewrite::encode(field.encoding, new_bytes);
             edits.push((field.container, field.span.clone(), encoded));
         }
     }
@@ -128,11 +128,7 @@ fn check_and_rewrite(
     if field.check_only || verdict.rejects() || !actions.rewrite_any(&found) {
         return None;
     }
-    if found.unfixable {
-        verdict.add(location, unfixable(), "");
-        return None;
-    }
-    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &mut found, &actions);
+    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &found, &actions);
     drop(found);
     // Every check runs again on the rewritten bytes: normalization must not create what the
     // checks forbid (NFC maps U+037E to ';'), and a second pass must find nothing to rewrite.
@@ -147,7 +143,7 @@ fn check_and_rewrite(
         if !again_actions.rewrite_any(&again) || round + 1 == MAX_REWRITE_ROUNDS {
             break;
         }
-        let (next, n) = rewrite::apply(&bytes, &mut again, &again_actions);
+        let (next, n) = rewrite::apply(&bytes, &again, &again_actions);
         if next == bytes {
             break;
         }
@@ -156,10 +152,4 @@ fn check_and_rewrite(
     }
     verdict.normalized |= normalized;
     Some(bytes)
-}
-
-/// The finding of a field whose fixes cannot be kept (longer than 4 GiB).
-fn unfixable() -> RawFinding {
-    let message = "field too large to rewrite (over 4 GiB)".to_string();
-    RawFinding::new(FindingKind::LimitExceeded, 0, b"", Fix::None, None, message)
 }

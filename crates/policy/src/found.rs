@@ -7,14 +7,20 @@
 //! * at most `room` *detailed* findings (the verdict lists no more than `max_findings`), built
 //!   only when they are kept: a check hands over a closure, never a built finding;
 //! * a counter per kind ([`KindCounts`], a fixed array) of every occurrence;
-//! * the stretches a rewrite needs ([`FixSpan`], 12 bytes each), only for the kinds whose action
-//!   may rewrite in this field, adjacent stretches of one kind merged into one.
+//! * what a rewrite needs, only for the kinds whose action may rewrite in this field: the kinds
+//!   of malformed UTF-8 found (a rewrite walks the field's malformations again, in one pass), and
+//!   the characters to rewrite as packed spans ([`spans`], a few bytes each, adjacent ones of a
+//!   kind merged).
 //!
 //! Adjacent findings of one kind and one fix class are one finding (a *run*): its `length`
 //! covers them all and its `run` says how many occurrences it stands for. Past the detail limit
 //! a finding costs a counter increment and, in a rewriting profile, at most one span.
 
 use crate::finding::{FindingKind, Fix, RawFinding};
+
+pub(crate) mod spans;
+
+use spans::{Span, Spans};
 
 /// Number of finding kinds.
 pub(crate) const KIND_COUNT: usize = FindingKind::ALL.len();
@@ -80,6 +86,16 @@ impl KindSet {
         self.0 |= 1 << kind.index();
     }
 
+    /// Whether some kind of the set has an action that rewrites (a repair: a CESU-8 pair's).
+    pub(crate) fn rewrites_any(self, actions: &crate::collect::Actions) -> bool {
+        FindingKind::ALL.iter().any(|&k| {
+            let action = actions.get(k);
+            self.contains(k)
+                && action.rewrites()
+                && (action != crate::finding::Action::Repair || k == FindingKind::Cesu8Pair)
+        })
+    }
+
     /// Whether `kind` is in the set.
     pub(crate) fn contains(self, kind: FindingKind) -> bool {
         self.0 & (1 << kind.index()) != 0
@@ -107,20 +123,7 @@ impl FixClass {
     }
 }
 
-/// A stretch of a field a rewrite may change: adjacent findings of one kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FixSpan {
-    /// First byte, in the field.
-    pub(crate) start: u32,
-    /// One past the last byte.
-    pub(crate) end: u32,
-    /// The findings' kind (their action is the kind's in the field).
-    pub(crate) kind: FindingKind,
-    /// Malformed UTF-8 or valid characters.
-    pub(crate) malformed: bool,
-}
-
-/// Where the last finding of one kind and fix class ended, and whether it is listed.
+/// Where the last finding of one kind and class ended, and whether it is listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Tail {
     kind: FindingKind,
@@ -140,18 +143,16 @@ pub(crate) struct Found {
     pub(crate) counts: KindCounts,
     /// Kinds reported with a fix.
     pub(crate) fixable: KindSet,
-    /// Kinds whose fixes are kept in `spans`.
+    /// Kinds whose fixes are kept.
     rewritable: KindSet,
-    /// Stretches to rewrite, in the order reported.
-    pub(crate) spans: Vec<FixSpan>,
+    /// Kinds of malformed UTF-8 reported with a kept fix (their bytes are found again).
+    pub(crate) malformed: KindSet,
+    /// Characters to rewrite.
+    pub(crate) spans: Spans,
     /// The kind of a finding whose fix normalizes the whole field (`not_nfc`).
     pub(crate) normalize: Option<FindingKind>,
     /// An identity's enforced form for the whole field, and its finding's kind.
     pub(crate) enforce: Option<(FindingKind, String)>,
-    /// The last span of each kind and class, by index in `spans`.
-    span_tails: Vec<(FindingKind, bool, usize)>,
-    /// A fix could not be kept (a field over 4 GiB): the field cannot be rewritten.
-    pub(crate) unfixable: bool,
     /// Some finding was not listed for want of room.
     pub(crate) dropped: bool,
     /// The last finding of each kind and class seen (a handful: a field rarely has more).
@@ -167,11 +168,10 @@ impl Found {
             counts: KindCounts::default(),
             fixable: KindSet::default(),
             rewritable,
-            spans: Vec::new(),
+            malformed: KindSet::default(),
+            spans: Spans::default(),
             normalize: None,
             enforce: None,
-            span_tails: Vec::new(),
-            unfixable: false,
             dropped: false,
             tails: Vec::new(),
         }
@@ -258,54 +258,26 @@ impl Found {
         self.dropped |= other.dropped || other.detailed.len() > room;
         self.detailed
             .extend(other.detailed.iter().take(room).cloned());
-        // Layer findings have no fix of their own: their spans are not merged with these.
-        self.spans.extend_from_slice(&other.spans);
+        self.malformed.0 |= other.malformed.0;
+        self.spans.extend(&other.spans);
         self.normalize = self.normalize.or(other.normalize);
-        self.unfixable |= other.unfixable;
         if other.enforce.is_some() {
             self.enforce.clone_from(&other.enforce);
         }
     }
 
     fn keep_fix(&mut self, kind: FindingKind, fix: Fix) {
-        let (range, malformed) = match fix {
-            Fix::Malformed { range, .. } => (range, true),
-            Fix::Char(range) => (range, false),
-            Fix::Normalize => {
-                self.normalize = Some(kind);
-                return;
-            }
-            Fix::Enforce(form) => {
-                self.enforce = Some((kind, form));
-                return;
-            }
-            Fix::None => return,
-        };
-        let (Ok(start), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end)) else {
-            self.unfixable = true;
-            return;
-        };
-        // The last span of this kind and class grows when this one follows it.
-        let tail = self
-            .span_tails
-            .iter_mut()
-            .find(|(k, m, _)| *k == kind && *m == malformed);
-        if let Some((_, _, i)) = tail {
-            let last = &mut self.spans[*i];
-            if last.end == start {
-                last.end = end;
-                return;
-            }
-            *i = self.spans.len();
-        } else {
-            self.span_tails.push((kind, malformed, self.spans.len()));
+        match fix {
+            Fix::Malformed { .. } => self.malformed.insert(kind),
+            Fix::Char(range) => self.spans.push(Span {
+                start: range.start,
+                end: range.end,
+                kind,
+            }),
+            Fix::Normalize => self.normalize = Some(kind),
+            Fix::Enforce(form) => self.enforce = Some((kind, form)),
+            Fix::None => {}
         }
-        self.spans.push(FixSpan {
-            start,
-            end,
-            kind,
-            malformed,
-        });
     }
 }
 

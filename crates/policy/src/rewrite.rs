@@ -2,8 +2,6 @@
 
 use core::ops::Range;
 
-use utf8gate_codec::MalformedKind;
-
 use crate::checks::bytes::Piece;
 use crate::checks::nfc;
 use crate::collect::Actions;
@@ -13,29 +11,54 @@ use crate::found::Found;
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
 
-/// Applies the rewriting actions to `bytes`: each kept fix whose kind's action (in `actions`)
-/// rewrites, then NFC, then an identity's enforced form. Linear in the field: the spans are
-/// sorted once, each replaced stretch is read once. Returns the new bytes and whether NFC was
+/// Applies the rewriting actions to `bytes`: the malformations and character spans whose
+/// kind's action (in `actions`) rewrites, then NFC, then an identity's enforced form. One pass
+/// over the field: the malformations are walked again (when a malformed kind rewrites), the
+/// character spans read in order between them. Returns the new bytes and whether NFC was
 /// applied.
-pub(crate) fn apply(bytes: &[u8], found: &mut Found, actions: &Actions) -> (Vec<u8>, bool) {
-    // Spans in order; of two at the same start, the longer first, then the first reported.
-    found
-        .spans
-        .sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+pub(crate) fn apply(bytes: &[u8], found: &Found, actions: &Actions) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    for span in &found.spans {
-        let (start, end) = (span.start as usize, span.end as usize);
-        let action = actions.get(span.kind);
-        // Only a CESU-8 pair has a repair.
-        let repairs = action != Action::Repair || span.kind == FindingKind::Cesu8Pair;
-        if !action.rewrites() || !repairs || start < at || end > bytes.len() {
-            continue; // not rewritten, or overlaps an edit already made (an overlong NUL)
+    let mut spans = found.spans.iter().peekable();
+    // The characters spans rewrite, up to `limit`.
+    let mut chars = |limit: usize, at: &mut usize, out: &mut Vec<u8>| {
+        while let Some(span) = spans.next_if(|s| s.start < limit) {
+            let action = actions.get(span.kind);
+            if !action.rewrites() || span.start < *at || span.end > bytes.len() {
+                continue; // not rewritten, or overlaps an edit already made
+            }
+            out.extend_from_slice(&bytes[*at..span.start]);
+            rewrite_chars(&bytes[span.start..span.end], action, out);
+            *at = span.end;
         }
-        out.extend_from_slice(&bytes[at..start]);
-        rewrite_span(&bytes[start..end], span.malformed, action, &mut out);
-        at = end;
+    };
+    if found.malformed.rewrites_any(actions) {
+        let mut lossy = String::new();
+        for m in utf8gate_codec::diagnose(bytes) {
+            chars(m.offset(), &mut at, &mut out);
+            let Some(action) = malformed_action(&m, actions) else {
+                continue;
+            };
+            if m.offset() < at {
+                continue;
+            }
+            out.extend_from_slice(&bytes[at..m.offset()]);
+            match action {
+                Action::Replace => {
+                    lossy.clear();
+                    utf8gate_codec::push_lossy(m.bytes(), &mut lossy);
+                    out.extend_from_slice(lossy.as_bytes());
+                }
+                Action::Repair => {
+                    let c = m.lax_char().unwrap_or(utf8gate_codec::REPLACEMENT);
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+                _ => {} // strip
+            }
+            at = m.range().end;
+        }
     }
+    chars(usize::MAX, &mut at, &mut out);
     out.extend_from_slice(&bytes[at..]);
     let normalize = found
         .normalize
@@ -52,34 +75,26 @@ pub(crate) fn apply(bytes: &[u8], found: &mut Found, actions: &Actions) -> (Vec<
     (out, normalize)
 }
 
-/// Writes the rewrite of one span (adjacent findings of one kind) under `action`: malformed
-/// UTF-8 replaced by U+FFFD per maximal subpart of each malformation, stripped, or (CESU-8
-/// pairs) repaired; valid characters replaced by one U+FFFD each, or stripped.
-fn rewrite_span(span: &[u8], malformed: bool, action: Action, out: &mut Vec<u8>) {
-    match (malformed, action) {
-        (_, Action::Strip) => {}
-        (true, Action::Replace | Action::Repair) => {
-            for piece in crate::checks::bytes::pieces(span) {
-                match piece {
-                    Piece::Malformed(m) => match (action, m.lax_char()) {
-                        (Action::Repair, Some(c)) if m.kind() == MalformedKind::Cesu8Pair => {
-                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes())
-                        }
-                        (Action::Repair, _) => out.extend_from_slice(m.bytes()),
-                        _ => out.extend_from_slice(utf8gate_codec::to_lossy(m.bytes()).as_bytes()),
-                    },
-                    Piece::Run(_, text) => out.extend_from_slice(text.as_bytes()),
-                }
-            }
+/// The rewriting action of a malformation: its kind's, else (an overlong NUL) `nul`'s, if it
+/// rewrites; a repair only for a CESU-8 pair.
+fn malformed_action(m: &utf8gate_codec::Malformation, actions: &Actions) -> Option<Action> {
+    let kind = FindingKind::from_malformed(m.kind());
+    let nul = (m.lax_scalar() == Some(0)).then_some(FindingKind::Nul);
+    [Some(kind), nul].into_iter().flatten().find_map(|k| {
+        let action = actions.get(k);
+        let repairs = action != Action::Repair || k == FindingKind::Cesu8Pair;
+        (action.rewrites() && repairs).then_some(action)
+    })
+}
+
+/// Writes the rewrite of a span of valid characters of one kind: one U+FFFD each, or nothing.
+fn rewrite_chars(span: &[u8], action: Action, out: &mut Vec<u8>) {
+    if action == Action::Replace {
+        // A character span holds valid characters only.
+        let chars = core::str::from_utf8(span).map_or(span.len(), |t| t.chars().count());
+        for _ in 0..chars {
+            out.extend_from_slice("\u{FFFD}".as_bytes());
         }
-        (false, Action::Replace) => {
-            // A character span holds valid characters only.
-            let chars = core::str::from_utf8(span).map_or(span.len(), |t| t.chars().count());
-            for _ in 0..chars {
-                out.extend_from_slice("\u{FFFD}".as_bytes());
-            }
-        }
-        _ => out.extend_from_slice(span),
     }
 }
 
@@ -99,9 +114,13 @@ fn to_nfc_bytes(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// `bytes` written in a field's encoding.
-pub(crate) fn encode(encoding: Encoding, bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn encode(encoding: Encoding, bytes: Vec<u8>) -> Vec<u8> {
+    let bytes = match encoding {
+        Encoding::Raw => return bytes,
+        _ => &bytes[..],
+    };
     match encoding {
-        Encoding::Raw => bytes.to_vec(),
+        Encoding::Raw => unreachable!("returned above"),
         Encoding::PathPercent => percent::encode(bytes, true),
         Encoding::FormPercent | Encoding::ExtValue => percent::encode(bytes, false),
         Encoding::Quoted => multipart::quote(bytes),
@@ -133,7 +152,17 @@ pub(crate) fn write_back(
     request: &Request,
     mut edits: Vec<(Container, Range<usize>, Vec<u8>)>,
 ) -> Request {
-    let mut out = request.clone();
+    // Everything but the body is small; the body is copied only when no edit rewrites it.
+    let mut out = Request {
+        mode: request.mode,
+        method: request.method.clone(),
+        path: request.path.clone(),
+        query: request.query.clone(),
+        headers: request.headers.clone(),
+        body: Vec::new(),
+        string_fields_only: request.string_fields_only,
+    };
+    let mut body_edited = false;
     edits.sort_by_key(|e| (e.0, e.1.start));
     let mut i = 0;
     while i < edits.len() {
@@ -150,7 +179,11 @@ pub(crate) fn write_back(
                 .unwrap_or_default(),
             Container::Body => &request.body,
         };
-        let mut spliced = Vec::with_capacity(original.len());
+        // The exact size, so that a large body is never grown by doubling.
+        let size = group.iter().fold(original.len(), |n, (_, span, bytes)| {
+            (n + bytes.len()).saturating_sub(span.len())
+        });
+        let mut spliced = Vec::with_capacity(size);
         let mut at = 0;
         for (_, span, bytes) in group {
             if span.start < at || span.end > original.len() {
@@ -169,8 +202,14 @@ pub(crate) fn write_back(
                     header.1 = spliced;
                 }
             }
-            Container::Body => out.body = spliced,
+            Container::Body => {
+                out.body = spliced;
+                body_edited = true;
+            }
         }
+    }
+    if !body_edited {
+        out.body = request.body.clone();
     }
     out
 }

@@ -166,7 +166,7 @@ fn every_check_in_its_locations() {
     check(
         &strict,
         post("application/x-www-form-urlencoded", b"a=%252e%252e"),
-        "reject double_encoding@form_value[a]:reject+0 traversal@form_value[a]:reject+0 double_encoding@form_value[a]:reject+3",
+        "reject double_encoding@form_value[a]:reject+0 traversal@form_value[a]:reject+0",
     );
     check(
         &strict,
@@ -203,7 +203,7 @@ fn every_check_in_its_locations() {
             .replace('\u{FF0E}', "%EF%BC%8E")
             .replace('\u{FF0F}', "%EF%BC%8F")
             .as_bytes()),
-        "reject lookalike@path:log+3 traversal@path:reject+3 lookalike@path:log+6 lookalike@path:log+9",
+        "reject lookalike@path:log+3 traversal@path:reject+3",
     );
     let multipart = b"--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"..\xC0\xAF..\xC0\xAFboot.ini\"\r\n\r\nx\r\n--b--\r\n";
     check(
@@ -241,7 +241,7 @@ fn every_check_in_its_locations() {
     check_upload(
         &strict,
         post("multipart/form-data; boundary=b", binary),
-        "reject unexpected_continuation@multipart_content[img]:reject+0 invalid_byte@multipart_content[img]:reject+4 invalid_byte@multipart_content[img]:reject+5",
+        "reject unexpected_continuation@multipart_content[img]:reject+0 invalid_byte@multipart_content[img]:reject+4",
     );
     // The mode is a record of how a request arrived: it changes nothing in `evaluate`.
     check(

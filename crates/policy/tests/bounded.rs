@@ -1,0 +1,232 @@
+//! Cost follows bytes, not findings: evaluating an 8 MiB hostile body allocates at most a fixed
+//! multiple of its size, whatever the number of findings in it, and its verdict stays small.
+//!
+//! A counting global allocator records the peak of live bytes during each evaluation. The
+//! bodies are the hostile shapes of the bounded issue (a finding every one to six bytes, in
+//! every decoding layer) next to clean bodies of the same size and type.
+
+// A global allocator is `unsafe` to implement; this one only forwards to `System` and counts.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use utf8gate_policy::{BodyScan, Profile, Request, evaluate, evaluate_upload};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
+                + (new_size - layout.size());
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One measurement at a time: the counters are global.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Peak live bytes allocated by `f` above what was live when it started.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed) - base)
+}
+
+const SIZE: usize = 8 << 20;
+
+/// Allocation allowed per byte of body: the request's own copies (a decoded body, a field's
+/// decoded bytes, a rewritten field at most three times its size for U+FFFD, the re-check) and
+/// nothing per finding. Measured peaks are in the failure message.
+const PER_BYTE: usize = 8;
+
+/// Allocation allowed whatever the size (tables, the verdict's listed findings).
+const FIXED: usize = 4 << 20;
+
+/// `piece` repeated to `SIZE` bytes, inside `prefix` and `suffix`.
+fn body(prefix: &[u8], piece: &[u8], suffix: &[u8]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    while out.len() + piece.len() + suffix.len() <= SIZE {
+        out.extend_from_slice(piece);
+    }
+    out.extend_from_slice(suffix);
+    out
+}
+
+/// Every hostile shape, with its type, and a clean body of the same type.
+fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let text = "text/plain";
+    let json = "application/json";
+    let form = "application/x-www-form-urlencoded";
+    let multipart = "multipart/form-data; boundary=b";
+    vec![
+        (
+            "clean text",
+            text,
+            body(b"", "héllo wörld 世界 ".as_bytes(), b""),
+        ),
+        ("C0 AE pairs", text, body(b"", b"\xC0\xAE", b"")),
+        ("C0 AE A", text, body(b"", b"\xC0\xAEA", b"")),
+        ("lone continuation", text, body(b"", b"\x80", b"")),
+        ("continuation A", text, body(b"", b"\x80A", b"")),
+        ("overlong NUL", text, body(b"", b"\xC0\x80", b"")),
+        (
+            "CESU-8 pairs",
+            text,
+            body(b"", b"\xED\xA0\xBD\xED\xB8\x80", b""),
+        ),
+        ("bidi controls", text, body(b"", "\u{202E}".as_bytes(), b"")),
+        ("bidi a", text, body(b"", "\u{202E}a".as_bytes(), b"")),
+        ("NUL a", text, body(b"", b"\0a", b"")),
+        ("U+FEFF a", text, body(b"", "\u{FEFF}a".as_bytes(), b"")),
+        ("decomposed e", text, body(b"", "e\u{301}".as_bytes(), b"")),
+        (
+            "fullwidth dots",
+            text,
+            body(b"", "\u{FF0E}/".as_bytes(), b""),
+        ),
+        (
+            "clean json",
+            json,
+            body(b"[\"", "héllo wörld ".as_bytes(), b"\"]"),
+        ),
+        ("json \\u0000", json, body(b"[\"", b"\\u0000", b"\"]")),
+        ("json \\ud800", json, body(b"[\"", b"\\ud800", b"\"]")),
+        (
+            "json many strings",
+            json,
+            body(b"[", b"\"\\u0000\",", b"1]"),
+        ),
+        ("clean form", form, body(b"a=", b"hello+world", b"")),
+        ("form %00", form, body(b"a=", b"%00", b"")),
+        ("form %c0%ae", form, body(b"a=", b"%c0%ae", b"")),
+        ("form %%", form, body(b"a=", b"%", b"")),
+        ("form %25%2541", form, body(b"a=", b"%2541", b"")),
+        ("form many fields", form, body(b"", b"a=%00&", b"")),
+        (
+            "multipart parts",
+            multipart,
+            body(
+                b"",
+                b"--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n\0\r\n",
+                b"--b--",
+            ),
+        ),
+        (
+            "multipart one part",
+            multipart,
+            body(
+                b"--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n",
+                b"\x80",
+                b"\r\n--b--",
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn hostile_bodies_allocate_a_fixed_multiple_of_their_size() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut failures = Vec::new();
+    for profile in [Profile::strict(), Profile::lossy()] {
+        for (name, content_type, body) in cases() {
+            let request = Request::new("POST", b"/upload")
+                .header("Content-Type", content_type.as_bytes())
+                .body(&body);
+            let bound = PER_BYTE * body.len() + FIXED;
+            let (evaluation, peak) = peak_of(|| evaluate(&profile, &request));
+            let (_, upload_peak) = peak_of(|| evaluate_upload(&profile, &request));
+            let verdict = evaluation.verdict;
+            // The verdict itself is small: its listed findings are capped.
+            assert!(
+                verdict.findings.len() <= profile.limits.max_findings,
+                "{name}"
+            );
+            let line = format!(
+                "{} {name}: peak {} MiB (upload {} MiB), bound {} MiB, {} findings listed, {} counted",
+                profile.name,
+                peak >> 20,
+                upload_peak >> 20,
+                bound >> 20,
+                verdict.findings.len(),
+                verdict.counts.values().sum::<u64>(),
+            );
+            println!("{line}");
+            if peak.max(upload_peak) > bound {
+                failures.push(line);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "over the bound:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_streamed_scan_of_hostile_bytes_holds_no_more_than_a_chunk() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let profile = Profile::strict();
+    for piece in [
+        &b"\x80"[..],
+        b"\xC0\xAE",
+        b"\0",
+        b"\xED\xA0\xBD\xED\xB8\x80",
+    ] {
+        let chunk = piece.repeat(64 * 1024 / piece.len());
+        let (verdict, peak) = peak_of(|| {
+            let mut scan = BodyScan::new(&profile);
+            for _ in 0..(SIZE / chunk.len()) {
+                scan.feed(&chunk);
+            }
+            scan.finish()
+        });
+        assert!(verdict.findings.len() <= profile.limits.max_findings);
+        assert!(
+            peak < FIXED,
+            "{piece:02X?}: a streamed scan of {SIZE} bytes peaked at {peak} bytes"
+        );
+    }
+}
+
+#[test]
+fn a_run_of_hostile_bytes_is_one_finding_that_counts_them_all() {
+    let profile = Profile::strict();
+    let body = vec![0x80; 1 << 20];
+    let request = Request::new("POST", b"/")
+        .header("Content-Type", b"text/plain")
+        .body(&body);
+    let verdict = evaluate(&profile, &request).verdict;
+    assert_eq!(verdict.findings.len(), 1);
+    assert_eq!(verdict.findings[0].length, 1 << 20);
+    assert_eq!(verdict.findings[0].run, Some(1 << 20));
+    assert_eq!(verdict.counts["unexpected_continuation"], 1 << 20);
+    assert!(!verdict.findings_truncated);
+}
