@@ -97,8 +97,9 @@ pub(crate) fn pieces(bytes: &[u8]) -> impl Iterator<Item = Piece<'_>> {
                     bytes.len()
                 }
             };
-            if let Ok(text) = utf8gate_codec::validate(&bytes[at..end.max(at)]) {
-                if !text.is_empty() {
+            // Hostile fields have no valid byte between most malformations.
+            if end > at {
+                if let Ok(text) = utf8gate_codec::validate(&bytes[at..end]) {
                     return Some(Piece::Run(at, text));
                 }
             }
