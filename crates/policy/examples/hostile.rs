@@ -4,7 +4,8 @@
 //!   attacks;
 //! * `... -- write DIR [SIZE]`: writes each case into `DIR/NAME/` for `bench/hostile.sh`
 //!   (`hostile.body`, `clean.body`, `hostile.target`, `clean.target`, `hostile.headers`,
-//!   `clean.headers` as curl `-H @file` lines, `content-type`, `content-encoding`, `profile`);
+//!   `clean.headers` as curl `-H @file` lines, `content-type`, `content-encoding`, `profile`,
+//!   and `profile.toml` when the profile is not built in);
 //! * `... -- measure [SIZE] [NAME...]`: time and peak heap of `evaluate`, `evaluate_upload`
 //!   and `BodyScan` on each hostile request and its clean twin, one child process per case
 //!   (killed after `HOSTILE_TIMEOUT` seconds, default 60, and reported as a timeout), peak
@@ -107,6 +108,9 @@ fn write(dir: &str, size: usize) {
             case.content_encoding.unwrap_or("").as_bytes(),
         );
         put("profile", case.profile.as_bytes());
+        if let Some(toml) = case.profile_toml {
+            put("profile.toml", toml.as_bytes());
+        }
         put("what", case.what.as_bytes());
     }
 }
