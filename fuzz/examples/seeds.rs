@@ -1,5 +1,5 @@
 //! Writes the hand-made seeds of the fuzz corpora: `cargo run --example seeds` from `fuzz/`
-//! (writes `corpus/{http_request,multipart,coding}/seed-*`). Plain Rust with flate2 and
+//! (writes `corpus/{http_request,multipart,coding,policy_bounded}/seed-*`). Plain Rust with flate2 and
 //! brotli, so that every seed is reproducible.
 
 use std::io::Write;
@@ -235,9 +235,40 @@ fn coding(dir: &Path) {
     write(dir, "zeros", &seed(0x00, &[0], &gzip(&[0u8; 4096])));
 }
 
+#[path = "../../crates/policy/benches/support/hostile.rs"]
+mod hostile;
+
+/// `policy_bounded`: issue 23's hostile bodies (4 KiB, `strict`, uncoded), byte 0 choosing the
+/// case's content type as the target reads it, and the query cases' queries.
+fn policy_bounded(dir: &Path) {
+    const TYPES: [&str; 6] = [
+        "text/plain; charset=utf-8",
+        "application/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=hostile-bench-boundary",
+        "application/octet-stream",
+        "",
+    ];
+    for name in hostile::NAMES {
+        let case = hostile::case(name, 4 << 10).expect("listed");
+        let input = &case.hostile;
+        let (selector, bytes) = match TYPES.iter().position(|&t| t == case.content_type) {
+            Some(i) if case.in_body() && case.content_encoding.is_none() => (i, &input.body[..]),
+            _ => match input.target.iter().position(|&b| b == b'?') {
+                Some(q) => (6, &input.target[q + 1..]),
+                None => continue,
+            },
+        };
+        let mut seed = vec![selector as u8];
+        seed.extend_from_slice(bytes);
+        write(dir, name, &seed);
+    }
+}
+
 fn main() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     http_request(&corpus.join("http_request"));
     multipart(&corpus.join("multipart"));
     coding(&corpus.join("coding"));
+    policy_bounded(&corpus.join("policy_bounded"));
 }

@@ -1,0 +1,231 @@
+//! The structured cases of `hostile.rs`: JSON, forms, multipart bodies and heads.
+
+use super::{
+    BOUNDARY, HEAD_BYTES, Input, JSON_STRINGS, PARTS, clean_framed, clean_text, framed, twins,
+};
+
+/// A JSON case and its twin: the same document shape with clean strings.
+pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
+    let one = |unit: &[u8]| {
+        twins(
+            framed(b"{\"a\":\"", unit, b"a", b"\"}", size),
+            clean_framed(b"{\"a\":\"", b"\"}", size),
+        )
+    };
+    match name {
+        "json-nul-escapes" => one(b"\\u0000"),
+        "json-surrogate-escapes" => one(b"\\ud800"),
+        "json-control-escapes" => one(b"\\b"),
+        "json-continuation" => one(b"\x80"),
+        "json-many-strings" => twins(
+            strings(b"[", b"\\u0000", b"]", JSON_STRINGS, size),
+            strings(b"[", b"abcdef", b"]", JSON_STRINGS, size),
+        ),
+        "json-long-pointer" => {
+            let mut key = b"{\"".to_vec();
+            key.resize(1002, b'k');
+            key.extend_from_slice(b"\":[");
+            twins(
+                strings(&key, b"abcdef", b"]}", JSON_STRINGS, size),
+                strings(b"{\"k\":[", b"abcdef", b"]}", JSON_STRINGS, size),
+            )
+        }
+        "json-identities" => {
+            let object = |u: &str| format!("{{\"u\":\"{u}\"}}").into_bytes();
+            twins(
+                array(
+                    &object(&"\u{FF4D}\u{FF49}\u{FF4B}\u{FF45}".repeat(16)),
+                    size,
+                ),
+                array(&object(&"mike".repeat(48)), size),
+            )
+        }
+        _ => twins(
+            // json-over-string-cap: `"a",` as often as fits, far past `max_json_strings`.
+            strings(b"[", b"a", b"]", size / 4, size),
+            clean_framed(b"[\"", b"\"]", size),
+        ),
+    }
+}
+
+/// A JSON array of `item` as often as fits, then spaces: exactly `size` bytes.
+fn array(item: &[u8], size: usize) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    out.extend_from_slice(item);
+    while out.len() + item.len() + 2 <= size {
+        out.push(b',');
+        out.extend_from_slice(item);
+    }
+    out.push(b']');
+    out.resize(size.max(out.len()), b' ');
+    out
+}
+
+/// `open`, `count` strings (fewer if they do not fit) filled with `unit`, `close`, then
+/// spaces: exactly `size` bytes (unless `open` and `close` alone are longer).
+fn strings(open: &[u8], unit: &[u8], close: &[u8], count: usize, size: usize) -> Vec<u8> {
+    let room = size.saturating_sub(open.len() + close.len());
+    // Each string: its quotes, a comma and at least one unit.
+    let count = count.min(room / (unit.len() + 3)).max(1);
+    let each = (room / count).saturating_sub(3);
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(open);
+    for i in 0..count {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(&framed(b"", unit, b"a", b"", each));
+        out.push(b'"');
+    }
+    out.extend_from_slice(close);
+    out.resize(size.max(out.len()), b' ');
+    out
+}
+
+/// A form case and its twin: one field `a` of clean letters.
+pub(super) fn form(name: &str, size: usize) -> (Input, Input) {
+    let unit: &[u8] = match name {
+        "form-nul" => b"%00",
+        "form-c0ae" => b"%c0%ae",
+        "form-bare-percent" => b"%",
+        "form-double-encoding" => b"%2525",
+        "form-iis" => b"%u002e",
+        _ => b"a=%00&",
+    };
+    let prefix: &[u8] = if name == "form-tiny-fields" {
+        b""
+    } else {
+        b"a="
+    };
+    twins(
+        framed(prefix, unit, b"a", b"", size),
+        clean_framed(b"a=", b"", size),
+    )
+}
+
+/// A multipart case and its twin: the same parts (or one part) with clean text content.
+pub(super) fn multipart(name: &str, size: usize) -> (Input, Input) {
+    let one_part = |headers: &[u8]| {
+        let mut head = delimiter();
+        head.extend_from_slice(b"Content-Disposition: form-data; name=\"f\"\r\n");
+        let mut clean = head.clone();
+        head.extend_from_slice(headers);
+        for p in [&mut head, &mut clean] {
+            p.extend_from_slice(b"\r\n");
+        }
+        let tail = [b"\r\n--", BOUNDARY, b"--\r\n"].concat();
+        let text = clean_text(size.saturating_sub(clean.len() + tail.len()));
+        (
+            framed(&head, b"x", b"x", &tail, size),
+            framed(&clean, &text, b" ", &tail, size),
+        )
+    };
+    let (hostile, clean) = match name {
+        "multipart-nul-parts" => (parts(b"\0", size), parts(b"", size)),
+        "multipart-header-lines" => one_part(&framed(b"", b"a:\r\n", b"", b"", size / 2)),
+        _ => {
+            // Singleton header lines after many others: each is compared with every line
+            // before it.
+            let mut headers = framed(b"", b"a:\r\n", b"", b"", size / 2);
+            headers.extend_from_slice(&framed(
+                b"",
+                b"content-type:\r\n",
+                b"",
+                b"",
+                (size / 2).saturating_sub(256),
+            ));
+            one_part(&headers)
+        }
+    };
+    twins(hostile, clean)
+}
+
+fn delimiter() -> Vec<u8> {
+    [b"--", BOUNDARY, b"\r\n"].concat()
+}
+
+/// `PARTS` parts whose content is `unit` repeated (clean text when `unit` is empty), exactly
+/// `size` bytes.
+fn parts(unit: &[u8], size: usize) -> Vec<u8> {
+    let close = [b"--", BOUNDARY, b"--\r\n"].concat();
+    let each = size.saturating_sub(close.len()) / PARTS;
+    let mut out = Vec::with_capacity(size);
+    for i in 0..PARTS {
+        let mut head = delimiter();
+        head.extend_from_slice(
+            format!("Content-Disposition: form-data; name=\"f{i:02}\"\r\n\r\n").as_bytes(),
+        );
+        let content = each.saturating_sub(head.len() + 2);
+        out.extend_from_slice(&head);
+        if unit.is_empty() {
+            out.extend_from_slice(&clean_text(content));
+        } else {
+            out.extend_from_slice(&framed(b"", unit, b"", b"", content));
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(&close);
+    // The first part takes the rest, so that the body is exactly `size` bytes.
+    let missing = size.saturating_sub(out.len());
+    let at = delimiter().len() + "Content-Disposition: form-data; name=\"f00\"\r\n\r\n".len();
+    let filler = if unit.is_empty() {
+        b" ".repeat(missing)
+    } else {
+        unit.repeat(missing)[..missing].to_vec()
+    };
+    out.splice(at..at, filler);
+    out
+}
+
+/// Headers the head cases send (besides `Host`), `HEAD_BYTES` in all.
+const HEAD_LINES: usize = 50;
+
+/// A head case and its twin: an empty body; the target or headers of the same length, clean.
+pub(super) fn head(name: &str) -> (Input, Input) {
+    let input = |target: Vec<u8>, headers: Vec<(String, Vec<u8>)>| Input {
+        target,
+        headers,
+        body: Vec::new(),
+    };
+    let lines = |name: &dyn Fn(usize) -> String, first: &[u8], unit: &[u8]| {
+        (0..HEAD_LINES)
+            .map(|i| {
+                let n = name(i);
+                let len = HEAD_BYTES / HEAD_LINES - n.len() - 4;
+                (n, framed(first, unit, b"a", b"", len))
+            })
+            .collect::<Vec<(String, Vec<u8>)>>()
+    };
+    match name {
+        "head-path" => (
+            input(framed(b"/", b"%c0%ae/", b"a", b"", HEAD_BYTES), Vec::new()),
+            input(framed(b"/", b"abcdef/", b"a", b"", HEAD_BYTES), Vec::new()),
+        ),
+        "head-query" => (
+            input(
+                framed(b"/search?q=", b"%", b"a", b"", HEAD_BYTES),
+                Vec::new(),
+            ),
+            input(
+                framed(b"/search?q=", b"a", b"a", b"", HEAD_BYTES),
+                Vec::new(),
+            ),
+        ),
+        "head-header-bytes" => {
+            let name = |i: usize| format!("x-hostile-{i:02}");
+            (
+                input(b"/".to_vec(), lines(&name, b"", b"\x80")),
+                input(b"/".to_vec(), lines(&name, b"", b"a")),
+            )
+        }
+        _ => {
+            let name = |_| "Cookie".to_string();
+            (
+                input(b"/".to_vec(), lines(&name, b"", b"a=%00;")),
+                // One cookie per line, of the same length.
+                input(b"/".to_vec(), lines(&name, b"a=", b"b")),
+            )
+        }
+    }
+}
