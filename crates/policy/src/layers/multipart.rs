@@ -52,6 +52,8 @@ pub(crate) enum MultipartError {
     },
     /// More parts than allowed.
     TooManyParts { limit: usize },
+    /// More part header lines (all parts together) than allowed.
+    TooManyHeaders { limit: usize },
 }
 
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
@@ -64,11 +66,14 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         .map(|p| p + from)
 }
 
-/// Splits a multipart body with the given boundary.
+/// Splits a multipart body with the given boundary: at most `max_parts` parts and
+/// `max_headers` header lines in all (each line is a field to check: a body of `a:` lines would
+/// otherwise cost a field per four bytes).
 pub(crate) fn parts(
     body: &[u8],
     boundary: &[u8],
     max_parts: usize,
+    max_headers: usize,
 ) -> Result<Vec<Part>, MultipartError> {
     let malformed = |offset, message| MultipartError::Malformed { offset, message };
     if boundary.is_empty() || boundary.len() > 70 {
@@ -87,6 +92,7 @@ pub(crate) fn parts(
     let mut close = b"\r\n".to_vec();
     close.extend_from_slice(&delimiter);
     let mut parts = Vec::new();
+    let mut header_lines = 0;
     let mut at = first + delimiter.len();
     if body[at..].starts_with(b"--") {
         return Ok(parts);
@@ -135,6 +141,10 @@ pub(crate) fn parts(
                 .ok_or(malformed(line_start, "part header without ':'"))?;
             if line[..colon].iter().any(|b| b.is_ascii_whitespace()) {
                 return Err(malformed(line_start, "white space in a part header name"));
+            }
+            header_lines += 1;
+            if header_lines > max_headers {
+                return Err(MultipartError::TooManyHeaders { limit: max_headers });
             }
             let name = String::from_utf8_lossy(&line[..colon]).to_ascii_lowercase();
             let value = line_start + colon + 1..line_end;
@@ -350,7 +360,7 @@ mod tests {
 
     #[test]
     fn finds_every_span() {
-        let parts = parts(BODY, b"XyZ", 10).unwrap();
+        let parts = parts(BODY, b"XyZ", 10, 1000).unwrap();
         assert_eq!(parts.len(), 2);
         assert_eq!(&BODY[parts[0].name.clone().unwrap()], b"title");
         assert_eq!(&BODY[parts[0].content.clone()], b"hello");
@@ -368,18 +378,18 @@ mod tests {
     #[test]
     fn bounded_and_strict_about_framing() {
         assert_eq!(
-            parts(BODY, b"XyZ", 1),
+            parts(BODY, b"XyZ", 1, 1000),
             Err(MultipartError::TooManyParts { limit: 1 })
         );
         assert!(matches!(
-            parts(b"--XyZ\r\n\r\nunterminated", b"XyZ", 5),
+            parts(b"--XyZ\r\n\r\nunterminated", b"XyZ", 5, 1000),
             Err(MultipartError::Malformed { .. })
         ));
         assert!(matches!(
-            parts(b"no delimiter", b"XyZ", 5),
+            parts(b"no delimiter", b"XyZ", 5, 1000),
             Err(MultipartError::Malformed { .. })
         ));
-        assert_eq!(parts(b"--b--", b"b", 5), Ok(vec![]));
+        assert_eq!(parts(b"--b--", b"b", 5, 1000), Ok(vec![]));
         assert_eq!(quote(b"a\"b\\"), b"a\\\"b\\\\");
     }
 }

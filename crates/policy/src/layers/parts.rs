@@ -20,7 +20,12 @@ pub(crate) fn multipart_body<'a>(
     out: &mut Decomposed<'a>,
 ) {
     let boundary = ct.param("boundary").unwrap_or_default();
-    let parts = match multipart::parts(body, boundary, profile.limits.max_multipart_parts) {
+    let parts = match multipart::parts(
+        body,
+        boundary,
+        profile.limits.max_multipart_parts,
+        profile.limits.max_parameters,
+    ) {
         Ok(parts) => parts,
         Err(multipart::MultipartError::Malformed { offset, message }) => {
             out.structural(
@@ -38,6 +43,15 @@ pub(crate) fn multipart_body<'a>(
                 FindingKind::LimitExceeded,
                 0,
                 format!("more than {limit} multipart parts"),
+            );
+            return;
+        }
+        Err(multipart::MultipartError::TooManyHeaders { limit }) => {
+            out.structural(
+                Part::Body,
+                FindingKind::LimitExceeded,
+                0,
+                format!("more than {limit} part header lines"),
             );
             return;
         }
@@ -174,7 +188,10 @@ pub fn read_multipart(
 ) -> Result<Vec<FormPart>, String> {
     let ct = ContentType::parse(content_type);
     let boundary = ct.param("boundary").unwrap_or_default();
-    let parts = multipart::parts(body, boundary, max_parts).map_err(|e| format!("{e:?}"))?;
+    // As many header lines as a part may have in a profile's default limits, per part.
+    let max_headers = max_parts.saturating_mul(crate::profile::Limits::default().max_parameters);
+    let parts =
+        multipart::parts(body, boundary, max_parts, max_headers).map_err(|e| format!("{e:?}"))?;
     Ok(parts
         .iter()
         .map(|p| FormPart {
