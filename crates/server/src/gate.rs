@@ -4,7 +4,8 @@
 //!
 //! The rule lives here once: a rejection is refused only when enforced (monitor mode forwards
 //! it), with the status of its use; the verdict's metrics are recorded; large or coded bodies
-//! are evaluated off the async threads.
+//! are evaluated off the async threads, holding the request's memory [`Charge`] until they are
+//! done (the request's future may be dropped first, by the timeout).
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use axum::response::Response;
 use utf8gate_policy::{Action, Decision, Mode, Profile, Request, Verdict};
 
 use crate::audit::AuditRecord;
+use crate::budget::Charge;
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::names::DECISION;
@@ -123,15 +125,16 @@ impl Gate {
     }
 
     /// Evaluates `request` for `usage` under `profile`, the profile of its `route` if it has
-    /// one (proxied requests and checks).
+    /// one (proxied requests and checks); `charge` is what its body holds of the memory budget.
     pub async fn pass(
         &self,
         profile: &Profile,
         route: Option<&Arc<Route>>,
         usage: Use,
         request: Request,
+        charge: &Charge,
     ) -> Passed {
-        let (evaluation, request) = evaluate(profile, usage, request).await;
+        let (evaluation, request) = evaluate(profile, usage, request, charge).await;
         let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
@@ -169,8 +172,13 @@ impl Gate {
     /// A scan of `upload` that keeps the sanitized upload too (`/v1/scan?explain=true`):
     /// counted and recorded as a scan, its outcome the verdict; the sanitized upload is the
     /// one `/v1/sanitize` would answer with (`None`: nothing was rewritten).
-    pub async fn explain(&self, profile: &Profile, upload: Request) -> (Passed, Option<Request>) {
-        let (evaluation, request) = evaluate(profile, Use::Scan, upload).await;
+    pub async fn explain(
+        &self,
+        profile: &Profile,
+        upload: Request,
+        charge: &Charge,
+    ) -> (Passed, Option<Request>) {
+        let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await;
         let verdict = evaluation.verdict;
         let passed = Passed {
             record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
@@ -223,11 +231,13 @@ impl Gate {
 }
 
 /// Evaluates, off the async threads when the body is large or coded (a coded body may decode
-/// to far more than it is), handing the request back.
+/// to far more than it is), handing the request back. The blocking evaluation holds a clone of
+/// `charge` until it ends.
 async fn evaluate(
     profile: &Profile,
     usage: Use,
     request: Request,
+    charge: &Charge,
 ) -> (utf8gate_policy::Evaluation, Request) {
     let run = move |profile: &Profile, request: Request| {
         let evaluation = match usage {
@@ -240,7 +250,13 @@ async fn evaluate(
         return run(profile, request);
     }
     let profile = profile.clone();
-    match tokio::task::spawn_blocking(move || run(&profile, request)).await {
+    let held = charge.clone();
+    let blocking = move || {
+        let evaluated = run(&profile, request);
+        drop(held);
+        evaluated
+    };
+    match tokio::task::spawn_blocking(blocking).await {
         Ok(e) => e,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     }
