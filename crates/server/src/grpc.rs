@@ -83,10 +83,11 @@ impl Authorization for ExtAuthz {
         request: tonic::Request<CheckRequest>,
     ) -> Result<tonic::Response<CheckResponse>, tonic::Status> {
         let extensions = request.extensions();
-        if let Some(charged::Refused(problem)) = extensions.get::<charged::Refused>() {
+        if let Some(charged::Refused(problem, arrived)) = extensions.get::<charged::Refused>() {
             // Its body was never read: there is no request to take an id or a route from.
             let id = self.ids.of(&axum::http::HeaderMap::new());
-            self.state.metrics.record_refused(Mode::Authz, "", 0.0);
+            let seconds = arrived.elapsed().as_secs_f64();
+            self.state.metrics.record_refused(Mode::Authz, "", seconds);
             let style = self.state.config.errors;
             let denied = answer::denied(problem.clone(), id.as_str(), style).await;
             return Ok(tonic::Response::new(denied));
