@@ -100,7 +100,7 @@ async fn scan(
             state
                 .gate
                 .pass(profile, None, Use::Scan, upload, &charge)
-                .await
+                .await?
         }
         Streamed::Scanned(verdict) => state.gate.scanned(verdict),
     };
@@ -122,7 +122,7 @@ async fn sanitize(
     let upload = upload::upload(&headers, whole.body);
     let charge = &whole.charge;
     let passed = (state.gate).pass(profile, None, Use::Sanitize, upload, charge);
-    let mut passed = passed.await;
+    let mut passed = passed.await?;
     // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and
     // all.
     let (body, coding) = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {

@@ -14,7 +14,7 @@ use axum::response::Response;
 use utf8gate_policy::{Action, Decision, Mode, Profile, Request, Verdict};
 
 use crate::audit::AuditRecord;
-use crate::budget::Charge;
+use crate::budget::{Charge, EVALUATION_FACTOR};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::names::DECISION;
@@ -126,6 +126,8 @@ impl Gate {
 
     /// Evaluates `request` for `usage` under `profile`, the profile of its `route` if it has
     /// one (proxied requests and checks); `charge` is what its body holds of the memory budget.
+    /// A coded body is charged first as the most it may decode to: [`Problem::busy`] when the
+    /// budget cannot hold that.
     pub async fn pass(
         &self,
         profile: &Profile,
@@ -133,8 +135,8 @@ impl Gate {
         usage: Use,
         request: Request,
         charge: &Charge,
-    ) -> Passed {
-        let (evaluation, request) = evaluate(profile, usage, request, charge).await;
+    ) -> Result<Passed, Problem> {
+        let (evaluation, request) = evaluate(profile, usage, request, charge).await?;
         let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
@@ -150,12 +152,12 @@ impl Gate {
             _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
             _ => (evaluation.sanitized).map_or(Outcome::Forward, Outcome::Rewritten),
         };
-        Passed {
+        Ok(Passed {
             outcome,
             request,
             decision,
             record,
-        }
+        })
     }
 
     /// The answer about an upload too large to be evaluated whole, from the verdict of the
@@ -177,8 +179,8 @@ impl Gate {
         profile: &Profile,
         upload: Request,
         charge: &Charge,
-    ) -> (Passed, Option<Request>) {
-        let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await;
+    ) -> Result<(Passed, Option<Request>), Problem> {
+        let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await?;
         let verdict = evaluation.verdict;
         let passed = Passed {
             record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
@@ -186,7 +188,7 @@ impl Gate {
             outcome: Outcome::Report(verdict),
             request,
         };
-        (passed, evaluation.sanitized)
+        Ok((passed, evaluation.sanitized))
     }
 
     /// Records the verdict's metrics; its audit record, naming `profile`.
@@ -231,14 +233,16 @@ impl Gate {
 }
 
 /// Evaluates, off the async threads when the body is large or coded (a coded body may decode
-/// to far more than it is), handing the request back. The blocking evaluation holds a clone of
+/// to far more than it is), handing the request back. A coded body is charged as if it were
+/// as large as the profile lets it decode (`max_decoded_bytes`, at most `max_body_bytes`):
+/// a small gzip body can decode to megabytes. The blocking evaluation holds a clone of
 /// `charge` until it ends.
 async fn evaluate(
     profile: &Profile,
     usage: Use,
     request: Request,
     charge: &Charge,
-) -> (utf8gate_policy::Evaluation, Request) {
+) -> Result<(utf8gate_policy::Evaluation, Request), Problem> {
     let run = move |profile: &Profile, request: Request| {
         let evaluation = match usage {
             Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
@@ -246,8 +250,15 @@ async fn evaluate(
         };
         (evaluation, request)
     };
-    if request.body.len() < 64 * 1024 && !coded(&request) {
-        return run(profile, request);
+    let coded = coded(&request);
+    if coded {
+        let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
+        charge
+            .cover(decoded.saturating_mul(EVALUATION_FACTOR))
+            .await?;
+    }
+    if request.body.len() < 64 * 1024 && !coded {
+        return Ok(run(profile, request));
     }
     let profile = profile.clone();
     let held = charge.clone();
@@ -257,7 +268,7 @@ async fn evaluate(
         evaluated
     };
     match tokio::task::spawn_blocking(blocking).await {
-        Ok(e) => e,
+        Ok(e) => Ok(e),
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     }
 }

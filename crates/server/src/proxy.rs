@@ -72,7 +72,10 @@ impl Proxy {
         // The body moves into the policy's request and back out of it: never copied.
         let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);
         let passed = (state.gate).pass(&route.profile, Some(&route), Use::Proxy, request, &charge);
-        let mut passed = passed.await;
+        let mut passed = match passed.await {
+            Ok(passed) => passed,
+            Err(problem) => return problem.into_response(),
+        };
         let id = parts.extensions.remove::<RequestId>();
         let outgoing = match Outgoing::of(&mut passed) {
             Ok(outgoing) => outgoing,

@@ -4,8 +4,6 @@
 //! scan that only streams is never refused for it. (The proxy and the gRPC check: the
 //! end-to-end tests, `tests/tests/e2e/budget.rs`.)
 
-use std::time::Duration;
-
 use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
@@ -15,13 +13,16 @@ use utf8gate_server::{AppState, Config, routers};
 const BODY: usize = 16 * 1024;
 
 /// A state whose budget holds three bodies of `BODY` bytes (one request's charge), without
-/// waiting.
+/// waiting (validated: the profiles decode at most `BODY` bytes).
 fn state() -> AppState {
-    let mut config = Config::default_config();
-    config.max_body_bytes = BODY;
-    config.max_buffered_bytes = 3 * BODY as u64;
-    config.buffer_wait = Duration::ZERO;
-    AppState::new(config)
+    let toml = format!(
+        "[limits]\nmax_body_bytes = {BODY}\nmax_buffered_bytes = {}\nbuffer_wait_seconds = 0.0\n\
+         [explain]\nmax_text_bytes = 4096\n",
+        3 * BODY
+    );
+    let overrides = utf8gate_server::config::Overrides::default();
+    let config = Config::load(&toml, "test.toml", &[], &overrides, &|_| None);
+    AppState::new(config.expect("a valid configuration"))
 }
 
 /// Status, `Retry-After` and body of the API's answer to `request`.
@@ -144,4 +145,35 @@ async fn a_scan_that_only_streams_is_not_charged() {
     assert_eq!(status, 200, "{body}");
     let verdict: serde_json::Value = serde_json::from_str(&body).expect("verdict");
     assert_eq!(verdict["decision"], "allow", "{body}");
+}
+
+/// A gzip body, `bytes` decoded.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+#[tokio::test]
+async fn a_coded_body_is_charged_as_the_most_it_may_decode_to() {
+    let state = state();
+    let coded = gzip(&vec![b'a'; BODY]);
+    assert!(coded.len() < 1024, "{} bytes", coded.len());
+    let request = || {
+        Request::post("/v1/sanitize")
+            .header("content-type", "text/plain")
+            .header("content-encoding", "gzip")
+            .body(Body::from(coded.clone()))
+            .expect("request")
+    };
+    // A few KiB charged for the gzip body itself fit; its decoded 16 KiB, 3 times, do not.
+    let held = state.budget.charge(8 * 1024).await.expect("charge");
+    let (status, retry, body) = call(&state, request()).await;
+    assert_eq!((status, retry.as_deref()), (503, Some("1")), "{body}");
+    assert_eq!(state.budget.charged(), 8 * 1024);
+    drop(held);
+    let (status, _, body) = call(&state, request()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(state.budget.charged(), 0);
 }

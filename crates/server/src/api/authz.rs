@@ -132,8 +132,8 @@ async fn check(
 pub enum Judged {
     /// The gate's answer under the request's route.
     Passed(Box<Passed>, Arc<Route>),
-    /// Refused before the gate (an ambiguous route, a body over the route's limit), with the
-    /// route when one was chosen.
+    /// Refused before a verdict (an ambiguous route, a body over the route's limit, a coded
+    /// body the memory budget cannot hold), with the route when one was chosen.
     Refused(Problem, Option<Arc<Route>>),
 }
 
@@ -160,5 +160,8 @@ pub async fn judge(state: &AppState, request: Request, charge: &Charge) -> Judge
         return Judged::Refused(Problem::too_large(route.max_body_bytes), Some(route));
     }
     let passed = (state.gate).pass(&route.profile, Some(&route), Use::Authz, request, charge);
-    Judged::Passed(Box::new(passed.await), route)
+    match passed.await {
+        Ok(passed) => Judged::Passed(Box::new(passed), route),
+        Err(problem) => Judged::Refused(problem, Some(route)),
+    }
 }

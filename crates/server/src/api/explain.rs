@@ -127,7 +127,7 @@ pub async fn scan(
     let limit = state.config.explain_max_text_bytes;
     let (text, charge) = read_whole(body, limit, &state.budget).await?;
     let upload = wrap::upload(class, &text);
-    let (passed, sanitized) = state.gate.explain(profile, upload, &charge).await;
+    let (passed, sanitized) = state.gate.explain(profile, upload, &charge).await?;
     let Outcome::Report(verdict) = &passed.outcome else {
         return Ok(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };
