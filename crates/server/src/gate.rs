@@ -251,7 +251,8 @@ async fn evaluate(
         (evaluation, request)
     };
     let coded = coded(&request);
-    if coded {
+    // The expansion ratio is checked only at the end: a body may decode up to the limit first.
+    if coded && !request.body.is_empty() {
         let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
         charge
             .cover(decoded.saturating_mul(EVALUATION_FACTOR))

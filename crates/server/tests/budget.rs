@@ -177,3 +177,19 @@ async fn a_coded_body_is_charged_as_the_most_it_may_decode_to() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(state.budget.charged(), 0);
 }
+
+#[tokio::test]
+async fn a_coding_without_a_body_is_not_charged() {
+    let state = state();
+    let _held = state
+        .budget
+        .charge(state.budget.capacity())
+        .await
+        .expect("charge");
+    let request = Request::post("/authz/forward")
+        .header("content-encoding", "gzip")
+        .body(Body::empty())
+        .expect("request");
+    let (status, _, body) = call(&state, request).await;
+    assert_eq!(status, 200, "{body}");
+}
