@@ -62,16 +62,28 @@ impl Gateway {
     /// 127.0.0.1:0 and `--upstream URL` when given. Panics if the process does not report its
     /// listeners within 20 s (its log is in the message).
     pub async fn start(toml: &str, upstream: Option<&str>) -> Gateway {
-        Gateway::start_inner(toml, upstream, false).await
+        Gateway::start_inner(toml, upstream, false, &[]).await
+    }
+
+    /// [`Gateway::start`] with the binary run by `wrapper` (a command and its arguments that
+    /// ends by executing the binary and its arguments in the same process, such as
+    /// `prlimit --data=N --`), so that the process's id is still the gateway's.
+    pub async fn start_under(wrapper: &[String], toml: &str, upstream: Option<&str>) -> Gateway {
+        Gateway::start_inner(toml, upstream, false, wrapper).await
     }
 
     /// [`Gateway::start`], then stops reading the process's stderr (the pipe stays open and
     /// fills up), as a log shipper that has stalled would.
     pub async fn start_with_stalled_log(toml: &str, upstream: Option<&str>) -> Gateway {
-        Gateway::start_inner(toml, upstream, true).await
+        Gateway::start_inner(toml, upstream, true, &[]).await
     }
 
-    async fn start_inner(toml: &str, upstream: Option<&str>, stall_log: bool) -> Gateway {
+    async fn start_inner(
+        toml: &str,
+        upstream: Option<&str>,
+        stall_log: bool,
+        wrapper: &[String],
+    ) -> Gateway {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let config_file = std::env::temp_dir().join(format!(
             "utf8gate-e2e-{}-{}.toml",
@@ -80,7 +92,14 @@ impl Gateway {
         ));
         std::fs::write(&config_file, toml)
             .unwrap_or_else(|e| panic!("write {}: {e}", config_file.display()));
-        let mut command = Command::new(binary());
+        let mut command = match wrapper.split_first() {
+            None => Command::new(binary()),
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(binary());
+                command
+            }
+        };
         command.arg("serve").arg("--config").arg(&config_file);
         for flag in ["--proxy-addr", "--api-addr", "--admin-addr"] {
             command.args([flag, "127.0.0.1:0"]);
@@ -197,6 +216,11 @@ impl Gateway {
         let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
         let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
         Some(kib * 1024)
+    }
+
+    /// The process's exit status if it has exited (killed, aborted), `None` while it runs.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
     }
 
     /// Every line the process has written to stderr so far (JSON log lines), raw bytes.

@@ -17,6 +17,8 @@
 //!   [`RawConn`] drives a connection step by step (slowloris).
 //! - HTTP/2 clients ([`curl_h2`], `curl --http2-prior-knowledge`; [`H2Raw`], raw frames).
 //! - [`parse_html`]: an error page as Python's `html.parser` reads it.
+//! - [`MemoryLimit`]: a way to run the gateway under a memory limit (a systemd scope, a cgroup
+//!   v2, `prlimit --data`), with [`Gateway::start_under`].
 //!
 //! Every wait is bounded: exchanges have a timeout, polls have a deadline.
 
@@ -45,6 +47,7 @@ mod fronts;
 mod gateway;
 mod h2;
 mod html;
+mod memory_limit;
 mod upstream;
 
 pub use client::*;
@@ -53,4 +56,5 @@ pub use fronts::*;
 pub use gateway::*;
 pub use h2::*;
 pub use html::*;
+pub use memory_limit::*;
 pub use upstream::*;

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 
 use crate::gate::{Outcome, Use};
+use crate::layers::body_limit::read_whole;
 use crate::problem::Problem;
 use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
@@ -90,12 +91,16 @@ async fn scan(
         upload::stream(&state, profile, &parts.headers, body).await?
     } else {
         let limit = state.config.max_body_bytes;
-        Streamed::Whole(crate::layers::body_limit::read_whole(body, limit).await?)
+        let (bytes, charge) = read_whole(body, limit, &state.budget).await?;
+        Streamed::Whole(bytes, charge)
     };
     let passed = match body {
-        Streamed::Whole(bytes) => {
+        Streamed::Whole(bytes, charge) => {
             let upload = upload::upload(&parts.headers, bytes);
-            state.gate.pass(profile, None, Use::Scan, upload).await
+            state
+                .gate
+                .pass(profile, None, Use::Scan, upload, &charge)
+                .await?
         }
         Streamed::Scanned(verdict) => state.gate.scanned(verdict),
     };
@@ -115,7 +120,9 @@ async fn sanitize(
     let profile = choice.of(&state)?;
     let headers = whole.parts.headers;
     let upload = upload::upload(&headers, whole.body);
-    let mut passed = state.gate.pass(profile, None, Use::Sanitize, upload).await;
+    let charge = &whole.charge;
+    let passed = (state.gate).pass(profile, None, Use::Sanitize, upload, charge);
+    let mut passed = passed.await?;
     // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and
     // all.
     let (body, coding) = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
@@ -126,7 +133,9 @@ async fn sanitize(
             headers.get(header::CONTENT_ENCODING),
         ),
     };
-    let mut response = (StatusCode::OK, body).into_response();
+    // The answer holds the charge until it is sent (or dropped).
+    let body = crate::budget::Charged::new(body, whole.charge);
+    let mut response = (StatusCode::OK, axum::body::Body::new(body)).into_response();
     for (name, value) in [
         (header::CONTENT_TYPE, headers.get(header::CONTENT_TYPE)),
         (header::CONTENT_ENCODING, coding),

@@ -4,7 +4,8 @@
 //!
 //! The rule lives here once: a rejection is refused only when enforced (monitor mode forwards
 //! it), with the status of its use; the verdict's metrics are recorded; large or coded bodies
-//! are evaluated off the async threads.
+//! are evaluated off the async threads, holding the request's memory [`Charge`] until they are
+//! done (the request's future may be dropped first, by the timeout).
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use axum::response::Response;
 use utf8gate_policy::{Action, Decision, Mode, Profile, Request, Verdict};
 
 use crate::audit::AuditRecord;
+use crate::budget::{Charge, EVALUATION_FACTOR};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::names::DECISION;
@@ -123,15 +125,18 @@ impl Gate {
     }
 
     /// Evaluates `request` for `usage` under `profile`, the profile of its `route` if it has
-    /// one (proxied requests and checks).
+    /// one (proxied requests and checks); `charge` is what its body holds of the memory budget.
+    /// A coded body is charged first as the most it may decode to: [`Problem::busy`] when the
+    /// budget cannot hold that.
     pub async fn pass(
         &self,
         profile: &Profile,
         route: Option<&Arc<Route>>,
         usage: Use,
         request: Request,
-    ) -> Passed {
-        let (evaluation, request) = evaluate(profile, usage, request).await;
+        charge: &Charge,
+    ) -> Result<Passed, Problem> {
+        let (evaluation, request) = evaluate(profile, usage, request, charge).await?;
         let mut verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
@@ -147,12 +152,12 @@ impl Gate {
             _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
             _ => (evaluation.sanitized).map_or(Outcome::Forward, Outcome::Rewritten),
         };
-        Passed {
+        Ok(Passed {
             outcome,
             request,
             decision,
             record,
-        }
+        })
     }
 
     /// The answer about an upload too large to be evaluated whole, from the verdict of the
@@ -169,8 +174,13 @@ impl Gate {
     /// A scan of `upload` that keeps the sanitized upload too (`/v1/scan?explain=true`):
     /// counted and recorded as a scan, its outcome the verdict; the sanitized upload is the
     /// one `/v1/sanitize` would answer with (`None`: nothing was rewritten).
-    pub async fn explain(&self, profile: &Profile, upload: Request) -> (Passed, Option<Request>) {
-        let (evaluation, request) = evaluate(profile, Use::Scan, upload).await;
+    pub async fn explain(
+        &self,
+        profile: &Profile,
+        upload: Request,
+        charge: &Charge,
+    ) -> Result<(Passed, Option<Request>), Problem> {
+        let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await?;
         let verdict = evaluation.verdict;
         let passed = Passed {
             record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
@@ -178,7 +188,7 @@ impl Gate {
             outcome: Outcome::Report(verdict),
             request,
         };
-        (passed, evaluation.sanitized)
+        Ok((passed, evaluation.sanitized))
     }
 
     /// Records the verdict's metrics; its audit record, naming `profile`.
@@ -223,12 +233,16 @@ impl Gate {
 }
 
 /// Evaluates, off the async threads when the body is large or coded (a coded body may decode
-/// to far more than it is), handing the request back.
+/// to far more than it is), handing the request back. A coded body is charged as if it were
+/// as large as the profile lets it decode (`max_decoded_bytes`, at most `max_body_bytes`):
+/// a small gzip body can decode to megabytes. The blocking evaluation holds a clone of
+/// `charge` until it ends.
 async fn evaluate(
     profile: &Profile,
     usage: Use,
     request: Request,
-) -> (utf8gate_policy::Evaluation, Request) {
+    charge: &Charge,
+) -> Result<(utf8gate_policy::Evaluation, Request), Problem> {
     let run = move |profile: &Profile, request: Request| {
         let evaluation = match usage {
             Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
@@ -236,12 +250,26 @@ async fn evaluate(
         };
         (evaluation, request)
     };
-    if request.body.len() < 64 * 1024 && !coded(&request) {
-        return run(profile, request);
+    let coded = coded(&request);
+    // The expansion ratio is checked only at the end: a body may decode up to the limit first.
+    if coded && !request.body.is_empty() {
+        let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
+        charge
+            .cover(decoded.saturating_mul(EVALUATION_FACTOR))
+            .await?;
+    }
+    if request.body.len() < 64 * 1024 && !coded {
+        return Ok(run(profile, request));
     }
     let profile = profile.clone();
-    match tokio::task::spawn_blocking(move || run(&profile, request)).await {
-        Ok(e) => e,
+    let held = charge.clone();
+    let blocking = move || {
+        let evaluated = run(&profile, request);
+        drop(held);
+        evaluated
+    };
+    match tokio::task::spawn_blocking(blocking).await {
+        Ok(e) => Ok(e),
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     }
 }

@@ -14,10 +14,12 @@ use tower::limit::GlobalConcurrencyLimitLayer;
 use utf8gate_policy::Mode;
 
 use crate::api::authz::{Judged, judge};
+use crate::budget::Charge;
 use crate::layers::request_id::RequestIds;
 use crate::state::AppState;
 
 mod answer;
+mod charged;
 mod described;
 
 /// The `Authorization` service of a state.
@@ -36,12 +38,17 @@ impl ExtAuthz {
         }
     }
 
-    /// The answer to one check, its metrics recorded and its audit line written.
-    pub async fn answer(&self, check: CheckRequest) -> Result<CheckResponse, tonic::Status> {
+    /// The answer to one check, its metrics recorded and its audit line written; `charge` is
+    /// what its body holds of the memory budget.
+    pub async fn answer(
+        &self,
+        check: CheckRequest,
+        charge: &Charge,
+    ) -> Result<CheckResponse, tonic::Status> {
         let started = Instant::now();
         let described = described::request(check)?;
         let id = self.ids.of(&described.id_headers);
-        let judged = judge(&self.state, described.request).await;
+        let judged = judge(&self.state, described.request, charge).await;
         let seconds = || started.elapsed().as_secs_f64();
         let metrics = &self.state.metrics;
         Ok(match judged {
@@ -75,9 +82,19 @@ impl Authorization for ExtAuthz {
         &self,
         request: tonic::Request<CheckRequest>,
     ) -> Result<tonic::Response<CheckResponse>, tonic::Status> {
-        self.answer(request.into_inner())
-            .await
-            .map(tonic::Response::new)
+        let extensions = request.extensions();
+        if let Some(charged::Refused(problem, arrived)) = extensions.get::<charged::Refused>() {
+            // Its body was never read: there is no request to take an id or a route from.
+            let id = self.ids.of(&axum::http::HeaderMap::new());
+            let seconds = arrived.elapsed().as_secs_f64();
+            self.state.metrics.record_refused(Mode::Authz, "", seconds);
+            let style = self.state.config.errors;
+            let denied = answer::denied(problem.clone(), id.as_str(), style).await;
+            return Ok(tonic::Response::new(denied));
+        }
+        let charge = extensions.get::<Charge>().cloned();
+        let charge = charge.unwrap_or_else(|| self.state.budget.empty());
+        (self.answer(request.into_inner(), &charge).await).map(tonic::Response::new)
     }
 }
 
@@ -92,14 +109,16 @@ pub async fn serve(
 ) {
     let c = &state.config;
     // A check carries the request's head and (buffered) body.
-    let max_message = (c.max_body_bytes)
-        .saturating_add(c.max_header_bytes.saturating_mul(2))
-        .saturating_add(64 * 1024);
+    let max_message = c.grpc_max_message();
     let service = AuthorizationServer::new(ExtAuthz::new(state.clone()))
         .max_decoding_message_size(max_message);
     let limits = tower::ServiceBuilder::new()
         .load_shed()
         .layer(GlobalConcurrencyLimitLayer::new(c.max_concurrent_requests))
+        .layer(charged::ChargeLayer {
+            budget: state.budget.clone(),
+            max_message,
+        })
         .into_inner();
     let incoming = tonic::transport::server::TcpIncoming::from(socket).with_nodelay(Some(true));
     let (drain_tx, drain_rx) = tokio::sync::oneshot::channel::<()>();

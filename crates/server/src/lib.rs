@@ -14,6 +14,7 @@ pub mod admin;
 pub mod api;
 pub mod audit;
 pub mod authority;
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod convert;

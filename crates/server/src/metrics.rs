@@ -37,6 +37,9 @@ struct Inner {
     body_limit_exceeded: IntCounter,
     log_lines_dropped: IntCounter,
     in_flight: IntGauge,
+    budget_bytes: IntGauge,
+    budget_charged: IntGauge,
+    budget_refusals: IntCounter,
 }
 
 /// Why an upstream request failed: the `reason` label.
@@ -149,6 +152,18 @@ impl Metrics {
             "in_flight_requests",
             "Requests being handled.",
         ));
+        let budget_bytes = must(IntGauge::new(
+            "budget_bytes",
+            "The memory budget of buffered bodies, limits.max_buffered_bytes.",
+        ));
+        let budget_charged = must(IntGauge::new(
+            "budget_charged_bytes",
+            "Bytes of the memory budget charged now (buffered bodies times the evaluation factor).",
+        ));
+        let budget_refusals = must(IntCounter::new(
+            "budget_refusals_total",
+            "Requests refused (503) because the memory budget could not hold their body.",
+        ));
         let build_info = must(IntGaugeVec::new(
             Opts::new(
                 "build_info",
@@ -193,6 +208,9 @@ impl Metrics {
             Box::new(body_limit_exceeded.clone()),
             Box::new(log_lines_dropped.clone()),
             Box::new(in_flight.clone()),
+            Box::new(budget_bytes.clone()),
+            Box::new(budget_charged.clone()),
+            Box::new(budget_refusals.clone()),
             Box::new(build_info),
         ] {
             must(registry.register(c));
@@ -214,6 +232,9 @@ impl Metrics {
             body_limit_exceeded,
             log_lines_dropped,
             in_flight,
+            budget_bytes,
+            budget_charged,
+            budget_refusals,
         };
         Metrics {
             inner: std::sync::Arc::new(inner),
@@ -328,6 +349,16 @@ impl Metrics {
     /// The in-flight gauge.
     pub fn in_flight(&self) -> &IntGauge {
         &self.inner.in_flight
+    }
+
+    /// The memory budget's series: its size is set to `bytes`; the charged gauge and the
+    /// refusal counter are returned for the budget to keep.
+    pub fn budget(&self, bytes: u64) -> (IntGauge, IntCounter) {
+        self.inner
+            .budget_bytes
+            .set(i64::try_from(bytes).unwrap_or(i64::MAX));
+        let inner = &self.inner;
+        (inner.budget_charged.clone(), inner.budget_refusals.clone())
     }
 
     /// The Prometheus text exposition of every metric.

@@ -61,6 +61,9 @@ pub fn render_into(
     if style.html {
         headers.append(header::VARY, HeaderValue::from_static("accept"));
     }
+    if let Some(seconds) = problem.kind.retry_after() {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static(seconds));
+    }
     let body = if style.html && format == Format::Html {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(TEXT_HTML));
         let csp = HeaderValue::from_static(CONTENT_SECURITY_POLICY);

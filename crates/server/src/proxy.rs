@@ -63,16 +63,19 @@ impl Proxy {
             Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
             None => state.config.routes.default_route().clone(),
         };
-        let body = match read_whole(body, route.max_body_bytes as usize).await {
-            Ok(body) => body,
+        // The charge is held until the upstream has answered (the end of this function).
+        let limit = route.max_body_bytes as usize;
+        let (body, charge) = match read_whole(body, limit, &state.budget).await {
+            Ok(read) => read,
             Err(problem) => return problem.into_response(),
         };
         // The body moves into the policy's request and back out of it: never copied.
         let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);
-        let passed = state
-            .gate
-            .pass(&route.profile, Some(&route), Use::Proxy, request);
-        let mut passed = passed.await;
+        let passed = (state.gate).pass(&route.profile, Some(&route), Use::Proxy, request, &charge);
+        let mut passed = match passed.await {
+            Ok(passed) => passed,
+            Err(problem) => return problem.into_response(),
+        };
         let id = parts.extensions.remove::<RequestId>();
         let outgoing = match Outgoing::of(&mut passed) {
             Ok(outgoing) => outgoing,
@@ -80,6 +83,7 @@ impl Proxy {
         };
         let sent = (peer.as_ref(), trusted, passed.decision, id.as_ref());
         let response = upstream.forward(state, parts, outgoing, sent).await;
+        drop(charge);
         passed.audited(response)
     }
 }

@@ -1,7 +1,9 @@
-//! What the listeners share: the validated configuration, the metrics and the gate.
+//! What the listeners share: the validated configuration, the metrics, the memory budget and
+//! the gate.
 
 use std::sync::Arc;
 
+use crate::budget::Budget;
 use crate::config::Config;
 use crate::gate::Gate;
 use crate::metrics::Metrics;
@@ -15,6 +17,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The gate every front end evaluates through.
     pub gate: Gate,
+    /// The memory budget of buffered bodies, one for every listener.
+    pub budget: Budget,
 }
 
 impl AppState {
@@ -23,7 +27,15 @@ impl AppState {
         let config = Arc::new(config);
         let metrics = Metrics::new();
         metrics.routes(config.routes.list().iter().map(|r| r.name.as_str()));
+        let (charged, refusals) = metrics.budget(config.max_buffered_bytes);
+        let budget = Budget::new(
+            config.max_buffered_bytes,
+            config.buffer_wait,
+            charged,
+            refusals,
+        );
         AppState {
+            budget,
             gate: Gate::new(config.clone(), metrics.clone()),
             config,
             metrics,

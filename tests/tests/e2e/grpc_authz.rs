@@ -9,7 +9,7 @@ use envoy_types::pb::envoy::config::core::v3::{HeaderMap, HeaderValue};
 use envoy_types::pb::envoy::service::auth::v3::AttributeContext;
 use envoy_types::pb::envoy::service::auth::v3::attribute_context::{HttpRequest, Request};
 use envoy_types::pb::envoy::service::auth::v3::authorization_client::AuthorizationClient;
-use utf8gate_e2e::Gateway;
+use utf8gate_e2e::{DELAY_HEADER, Gateway, Upstream, request, try_exchange};
 
 use crate::support::*;
 
@@ -239,4 +239,64 @@ async fn grpc_authz_sanitize_sets_the_rewritten_headers() {
         set,
         [("x-name", "caf\u{FFFD}"), ("utf8gate-decision", "sanitize")]
     );
+}
+
+/// A check the memory budget cannot hold is denied 503 with `Retry-After` (Envoy passes the
+/// denial on to the client) and UNAVAILABLE, before its body is buffered; once the budget is
+/// free the same check is judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_authz_refused_by_a_full_budget_is_503_with_retry_after() {
+    let upstream = Upstream::start().await;
+    // 3 × the largest check (1 MiB of body, twice 64 KiB of head, 64 KiB) fits in 4 MiB; a
+    // proxied 1 MiB body holds 3 MiB of it for as long as the upstream takes to answer.
+    let limits = "[limits]\nmax_body_bytes = \"1MiB\"\nmax_buffered_bytes = \"4MiB\"\n";
+    let gw = Gateway::start(&format!("{GRPC}{limits}"), Some(&upstream.url())).await;
+    let held = request(
+        "POST",
+        "/slow",
+        &[(DELAY_HEADER, b"1500")],
+        &vec![b'a'; 1 << 20],
+    );
+    let proxy = gw.proxy;
+    let slow = tokio::spawn(try_exchange(proxy, held, Duration::from_secs(10)));
+    assert!(
+        upstream.wait_for(1, Duration::from_secs(5)).await,
+        "not forwarded"
+    );
+    let check = || {
+        raw_check(
+            b"/upload",
+            &[("content-type", b"text/plain")],
+            &[b'b'; 512 << 10],
+        )
+    };
+
+    let refused = send(&gw, check()).await;
+    assert_eq!(
+        refused.status.as_ref().map(|s| s.code),
+        Some(14),
+        "UNAVAILABLE"
+    );
+    let Some(HttpResponse::DeniedResponse(d)) = &refused.http_response else {
+        panic!("not denied: {refused:?}");
+    };
+    assert_eq!(d.status.as_ref().map(|s| s.code), Some(503));
+    let json: serde_json::Value = serde_json::from_str(&d.body).expect("problem+json");
+    assert_eq!(json["type"], "urn:utf8gate:problem:busy", "{json}");
+    let headers: Vec<_> = d.headers.iter().filter_map(|h| h.header.as_ref()).collect();
+    assert!(
+        headers
+            .iter()
+            .any(|h| h.key == "retry-after" && h.value == "1"),
+        "{headers:?}"
+    );
+
+    let answered = slow
+        .await
+        .expect("task")
+        .expect("the slow request's answer");
+    assert_eq!(answered.status, 200);
+    allowed(&send(&gw, check()).await);
+    let metrics = gw.metrics().await;
+    assert_eq!(metrics.value("utf8gate_budget_refusals_total"), 1.0);
 }

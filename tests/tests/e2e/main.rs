@@ -3,13 +3,15 @@
 //!
 //! One test binary, a module per area: proxy (allow, sanitize, reject), readings (coded bodies,
 //! requests with two readings, forwarding headers), upstream failures, limits, API (scan,
-//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), HTTP/2 (h2c), admin, shutdown.
+//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), HTTP/2 (h2c), admin, shutdown,
+//! the memory budget and peak memory.
 //! Each module ends its sections with a "New ... tests go here" signpost. Every wait is bounded (exchange
 //! timeouts, polls with a deadline); no sleep is used to wait for something a poll can observe.
 
 mod admin;
 mod api;
 mod authz;
+mod budget;
 mod cli;
 mod errors;
 mod fronts;
@@ -17,6 +19,7 @@ mod grpc_authz;
 mod http2;
 mod identity;
 mod limits;
+mod memory;
 mod proxy;
 mod readings;
 mod routes;

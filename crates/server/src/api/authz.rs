@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{Mode, Request};
 
+use crate::budget::Charge;
 use crate::convert;
 use crate::gate::{Outcome, Passed, Use};
 use crate::peer::Peer;
@@ -23,7 +24,11 @@ const ENVOY_PREFIX: &str = "/authz/envoy";
 /// `ANY /authz/envoy/{*path}`: Envoy sends the original method, the original path after the
 /// configured prefix, the headers and optionally the buffered body.
 pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
-    let Whole { parts, body } = checked;
+    let Whole {
+        parts,
+        body,
+        charge,
+    } = checked;
     // The raw target, never axum's decoded path parameter.
     let raw = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let original = raw.strip_prefix(ENVOY_PREFIX).unwrap_or(raw);
@@ -38,7 +43,7 @@ pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Resp
     if partial.is_some_and(|v| v == "true") {
         partial_body(&mut request);
     }
-    decide(&state, request).await
+    decide(&state, request, &charge).await
 }
 
 /// A body Envoy cut at `max_request_bytes`: the cut may split a character and a structure, so
@@ -59,14 +64,18 @@ pub fn partial_body(request: &mut Request) {
 /// `ANY /authz/forward`: nginx `auth_request` (X-Original-URI, X-Original-Method) and Traefik
 /// ForwardAuth (X-Forwarded-Uri, X-Forwarded-Method), trusted only from `trusted_peers`.
 pub async fn forward(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
-    let Whole { parts, body } = checked;
+    let Whole {
+        parts,
+        body,
+        charge,
+    } = checked;
     let peer = parts.extensions.get::<Peer>().map(Peer::ip);
     let trusted = peer.is_some_and(|ip| state.config.trusted_peers.iter().any(|c| c.contains(ip)));
     let request = match trusted {
         true => described(&parts, body),
         false => convert::to_policy_owning(&parts, body, Mode::Authz),
     };
-    decide(&state, request).await
+    decide(&state, request, &charge).await
 }
 
 fn first<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a [u8]> {
@@ -92,8 +101,8 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
 }
 
 /// The check's answer: 200 unless the gate refuses; its errors in its route's style.
-async fn decide(state: &AppState, request: Request) -> Result<Response, Problem> {
-    let (answer, style) = check(state, request).await;
+async fn decide(state: &AppState, request: Request, charge: &Charge) -> Result<Response, Problem> {
+    let (answer, style) = check(state, request, charge).await;
     let mut response = answer.unwrap_or_else(IntoResponse::into_response);
     if let Some(style) = style {
         response.extensions_mut().insert(style);
@@ -105,8 +114,9 @@ async fn decide(state: &AppState, request: Request) -> Result<Response, Problem>
 async fn check(
     state: &AppState,
     request: Request,
+    charge: &Charge,
 ) -> (Result<Response, Problem>, Option<ErrorStyle>) {
-    match judge(state, request).await {
+    match judge(state, request, charge).await {
         Judged::Refused(problem, route) => (Err(problem), route.map(|r| r.errors)),
         Judged::Passed(mut passed, route) => {
             let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
@@ -122,15 +132,15 @@ async fn check(
 pub enum Judged {
     /// The gate's answer under the request's route.
     Passed(Box<Passed>, Arc<Route>),
-    /// Refused before the gate (an ambiguous route, a body over the route's limit), with the
-    /// route when one was chosen.
+    /// Refused before a verdict (an ambiguous route, a body over the route's limit, a coded
+    /// body the memory budget cannot hold), with the route when one was chosen.
     Refused(Problem, Option<Arc<Route>>),
 }
 
 /// Chooses the route of the request a check describes and passes it through the gate: the one
 /// decision of every authorization check (HTTP `ext_authz`, `auth_request`, ForwardAuth and
-/// gRPC `ext_authz`).
-pub async fn judge(state: &AppState, request: Request) -> Judged {
+/// gRPC `ext_authz`). `charge` is what the check's body holds of the memory budget.
+pub async fn judge(state: &AppState, request: Request, charge: &Charge) -> Judged {
     let target = Target {
         host: request.header_value("host"),
         authority: None,
@@ -149,8 +159,9 @@ pub async fn judge(state: &AppState, request: Request) -> Judged {
     if request.body.len() as u64 > route.max_body_bytes {
         return Judged::Refused(Problem::too_large(route.max_body_bytes), Some(route));
     }
-    let passed = state
-        .gate
-        .pass(&route.profile, Some(&route), Use::Authz, request);
-    Judged::Passed(Box::new(passed.await), route)
+    let passed = (state.gate).pass(&route.profile, Some(&route), Use::Authz, request, charge);
+    match passed.await {
+        Ok(passed) => Judged::Passed(Box::new(passed), route),
+        Err(problem) => Judged::Refused(problem, Some(route)),
+    }
 }

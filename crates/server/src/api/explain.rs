@@ -124,11 +124,10 @@ pub async fn scan(
         let detail = "explain reads the body as the text itself: send it without Content-Encoding";
         return Err(Problem::new(ProblemKind::BadBody, detail));
     }
-    let text = read_whole(body, state.config.explain_max_text_bytes).await?;
-    let (passed, sanitized) = state
-        .gate
-        .explain(profile, wrap::upload(class, &text))
-        .await;
+    let limit = state.config.explain_max_text_bytes;
+    let (text, charge) = read_whole(body, limit, &state.budget).await?;
+    let upload = wrap::upload(class, &text);
+    let (passed, sanitized) = state.gate.explain(profile, upload, &charge).await?;
     let Outcome::Report(verdict) = &passed.outcome else {
         return Ok(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };

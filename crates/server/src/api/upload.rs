@@ -8,6 +8,7 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 use utf8gate_policy::{BodyScan, ContentType, Mode, Profile, Verdict};
 
+use crate::budget::{Buffer, Charge};
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
@@ -37,12 +38,15 @@ impl<S: Send + Sync> FromRequestParts<S> for ProfileParam {
     }
 }
 
-/// The request's head and its whole body, read within `limits.max_body_bytes`.
+/// The request's head and its whole body, read within `limits.max_body_bytes` and charged to
+/// the memory budget.
 pub struct Whole {
     /// The request's head.
     pub parts: Parts,
     /// The body.
     pub body: Vec<u8>,
+    /// What the body holds of the memory budget: keep it as long as the body.
+    pub charge: Charge,
 }
 
 impl FromRequest<AppState> for Whole {
@@ -53,8 +57,13 @@ impl FromRequest<AppState> for Whole {
         state: &AppState,
     ) -> Result<Self, Problem> {
         let (parts, body) = request.into_parts();
-        let body = read_whole(body, state.config.max_body_bytes).await?;
-        Ok(Whole { parts, body })
+        let limit = state.config.max_body_bytes;
+        let (body, charge) = read_whole(body, limit, &state.budget).await?;
+        Ok(Whole {
+            parts,
+            body,
+            charge,
+        })
     }
 }
 
@@ -94,13 +103,16 @@ pub fn streamable(headers: &HeaderMap) -> bool {
 /// A streamed scan: the codec checks over the whole body (its codings undone on the way), up
 /// to `max_scan_bytes`, and the body itself when it decodes to at most `max_body_bytes`.
 pub enum Streamed {
-    /// Small enough to be evaluated whole by the gate.
-    Whole(Vec<u8>),
+    /// Small enough to be evaluated whole by the gate, with its charge.
+    Whole(Vec<u8>, Charge),
     /// The streaming checks' verdict.
     Scanned(Verdict),
 }
 
-/// Streams `body` through the codec checks of `profile`.
+/// Streams `body` through the codec checks of `profile`. The body is also kept whole, charged
+/// to the memory budget, while it may still be evaluated whole (up to `max_body_bytes`); past
+/// that, or with a declared length over it, only the streaming checks run, and nothing is
+/// charged (one frame at a time is the connection's).
 pub async fn stream(
     state: &AppState,
     profile: &Profile,
@@ -111,7 +123,14 @@ pub async fn stream(
     let max_buffer = state.config.max_body_bytes;
     let head = upload(headers, Vec::new());
     let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
-    let mut buffer = Some(Vec::new());
+    let declared = hyper::body::Body::size_hint(&body).lower();
+    let mut buffer = match declared <= max_buffer as u64 {
+        true => Some(Buffer::new(&state.budget, max_buffer)),
+        false => None,
+    };
+    if let Some(b) = buffer.as_mut() {
+        b.declare(declared).await?;
+    }
     let mut total: u64 = 0;
     while let Some(frame) = body.frame().await {
         let data = match frame.map(|f| f.into_data()) {
@@ -128,15 +147,18 @@ pub async fn stream(
         }
         scan.feed(&data);
         if let Some(b) = buffer.as_mut() {
-            if b.len() + data.len() <= max_buffer {
-                b.extend_from_slice(&data);
+            if data.len() <= b.room() {
+                b.extend(&data).await?;
             } else {
                 buffer = None;
             }
         }
     }
     Ok(match buffer {
-        Some(bytes) if scan.decoded_len() <= max_buffer as u64 => Streamed::Whole(bytes),
+        Some(b) if scan.decoded_len() <= max_buffer as u64 => {
+            let (bytes, charge) = b.into_parts();
+            Streamed::Whole(bytes, charge)
+        }
         _ => Streamed::Scanned(scan.finish()),
     })
 }

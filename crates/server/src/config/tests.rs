@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 40);
+        assert_eq!(keys, 42);
     }
 }
 
@@ -206,7 +206,8 @@ fn max_body_bytes_caps_every_profile_s_decoded_bytes() {
         assert_eq!(p.limits.max_decoded_bytes, 1000, "{}", p.name);
     }
     // Never raised: a larger body limit leaves the profiles' own limit.
-    let large = load("[limits]\nmax_body_bytes = 1073741824\n", &[], &o).unwrap();
+    let large = "[limits]\nmax_body_bytes = 1073741824\nmax_buffered_bytes = \"3GiB\"\n";
+    let large = load(large, &[], &o).unwrap();
     let default = utf8gate_policy::Limits::default().max_decoded_bytes;
     for p in large.profiles.values() {
         assert_eq!(p.limits.max_decoded_bytes, default, "{}", p.name);

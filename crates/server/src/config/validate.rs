@@ -158,7 +158,7 @@ pub(super) fn validate(
             return Err(bad("log.format", log.format.span(), message));
         }
     };
-    Ok(Config {
+    let config = Config {
         proxy_addr: addr("listen.proxy_addr", &listen.proxy_addr)?,
         api_addr: addr("listen.api_addr", &listen.api_addr)?,
         admin_addr: addr("listen.admin_addr", &listen.admin_addr)?,
@@ -191,6 +191,13 @@ pub(super) fn validate(
         )? as usize,
         max_body_bytes,
         max_scan_bytes: size("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
+        max_buffered_bytes: size(
+            "limits.max_buffered_bytes",
+            &l.max_buffered_bytes,
+            1,
+            u64::MAX,
+        )?,
+        buffer_wait: seconds("limits.buffer_wait_seconds", &l.buffer_wait_seconds, true)?,
         header_read_timeout: seconds(
             "limits.header_read_timeout_seconds",
             &l.header_read_timeout_seconds,
@@ -260,9 +267,44 @@ pub(super) fn validate(
         log_level: log.level.clone(),
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
         errors: error_style,
-    })
+    };
+    let span = l.max_buffered_bytes.span();
+    budget_holds_a_body(&config).map_err(|m| bad("limits.max_buffered_bytes", span, m))?;
+    Ok(config)
 }
 
+/// The memory budget must hold the largest body one request may buffer, times the evaluation
+/// factor: a smaller one would refuse such a body forever (503), never once answer it.
+fn budget_holds_a_body(c: &Config) -> Result<(), String> {
+    let mut bodies = vec![
+        ("limits.max_body_bytes".to_string(), c.max_body_bytes as u64),
+        (
+            "explain.max_text_bytes".to_string(),
+            c.explain_max_text_bytes as u64,
+        ),
+    ];
+    if c.grpc_authz_addr.is_some() {
+        let message = c.grpc_max_message() as u64;
+        bodies.push(("the gRPC check's largest message".to_string(), message));
+    }
+    for route in c.routes.list() {
+        let name = format!("route {:?}: max_body_bytes", route.name);
+        bodies.push((name, route.max_body_bytes));
+    }
+    let Some((what, largest)) = bodies.into_iter().max_by_key(|b| b.1) else {
+        return Ok(());
+    };
+    let factor = crate::budget::EVALUATION_FACTOR;
+    let needed = largest.saturating_mul(factor);
+    match c.max_buffered_bytes >= needed {
+        true => Ok(()),
+        false => Err(format!(
+            "{} cannot hold one body of {what} ({largest} bytes) times {factor} (the body, \
+             its decoded or rewritten copy, the evaluation's memory): at least {needed}",
+            c.max_buffered_bytes
+        )),
+    }
+}
 /// The server's `[limits]` as they bear on profiles.
 struct Caps {
     max_json_depth: usize,

@@ -55,6 +55,12 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Largest scanned body.
     pub max_scan_bytes: u64,
+    /// The memory budget of buffered bodies, across requests and listeners
+    /// (`limits.max_buffered_bytes`).
+    pub max_buffered_bytes: u64,
+    /// How long a body waits for the memory budget before it is refused with 503
+    /// (`limits.buffer_wait_seconds`).
+    pub buffer_wait: Duration,
     /// Time to receive the request head.
     pub header_read_timeout: Duration,
     /// Time to handle one request.
@@ -94,6 +100,17 @@ pub struct Config {
     pub log_buffer_lines: usize,
     /// How errors are answered by default (`[errors]`): detail, and whether HTML may be served.
     pub errors: ErrorStyle,
+}
+
+impl Config {
+    /// The largest gRPC message the `ext_authz` check reads: the described request's head
+    /// (twice the head limit, for the raw and the string values) and body, and room for the
+    /// rest of the check.
+    pub fn grpc_max_message(&self) -> usize {
+        (self.max_body_bytes)
+            .saturating_add(self.max_header_bytes.saturating_mul(2))
+            .saturating_add(64 * 1024)
+    }
 }
 
 /// The HTTP/2 (h2c) settings of the proxy and API listeners.

@@ -15,11 +15,12 @@ use utf8gate_policy::Request;
 
 use crate::gate::Outcome;
 use crate::names::{DECISION, REQUEST_ID};
-use crate::problem::{ErrorStyle, Format, Problem, render_into};
+use crate::problem::{ErrorStyle, Format, Problem, ProblemKind, render_into};
 
 /// gRPC status codes (google.rpc.Code).
 const OK: i32 = 0;
 const PERMISSION_DENIED: i32 = 7;
+const UNAVAILABLE: i32 = 14;
 
 /// The response to an outcome of the gate, and the HTTP status Envoy answers with (for the
 /// audit line). `received` is the request as evaluated, `decision` the verdict's (an allowed
@@ -81,9 +82,14 @@ fn rewritten_headers(received: &Request, sanitized: &Request) -> Vec<HeaderValue
     out
 }
 
-/// `DeniedResponse` with the problem's status and its problem+json body.
+/// `DeniedResponse` with the problem's status, headers and problem+json body; the gRPC status
+/// is UNAVAILABLE for the memory budget's refusal, PERMISSION_DENIED otherwise.
 pub(super) async fn denied(problem: Problem, id: &str, style: ErrorStyle) -> CheckResponse {
     let message = problem.detail.clone();
+    let code = match problem.kind {
+        ProblemKind::Busy => UNAVAILABLE,
+        _ => PERMISSION_DENIED,
+    };
     let mut response = Response::default();
     render_into(&mut response, problem, id, style, Format::Json);
     let status = response.status().as_u16();
@@ -101,7 +107,7 @@ pub(super) async fn denied(problem: Problem, id: &str, style: ErrorStyle) -> Che
     };
     CheckResponse {
         status: Some(rpc::Status {
-            code: PERMISSION_DENIED,
+            code,
             message,
             ..Default::default()
         }),

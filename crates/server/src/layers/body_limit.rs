@@ -1,7 +1,8 @@
 //! The listener's body limit: a declared `Content-Length` over it is refused (413) before a
 //! byte of the body is read; any other body is wrapped in `http_body_util::Limited`, so that
 //! reading past the limit fails (and [`read_whole`] makes that failure a 413 too). A request's
-//! route (`layers::route`) may set its own limit.
+//! route (`layers::route`) may set its own limit. [`read_whole`] charges what it buffers to the
+//! memory budget (`crate::budget`).
 
 use std::task::{Context, Poll};
 
@@ -10,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
+use crate::budget::{Budget, Buffer, Charge};
 use crate::layers::on_response::Answer;
 use crate::problem::Problem;
 use crate::routes::Choice;
@@ -66,34 +68,42 @@ where
 }
 
 /// Reads a whole body, up to `limit` bytes, into one buffer (the only copy: frames are
-/// appended as they arrive). Over the limit (its own, or that of a [`Limited`] body) it is
-/// [`Problem::too_large`]; a body that fails otherwise is [`Problem::bad_body`].
-pub async fn read_whole<B>(mut body: B, limit: usize) -> Result<Vec<u8>, Problem>
+/// appended as they arrive), charged to `budget` before it is allocated (a declared length up
+/// front). Over the limit (its own, or that of a [`Limited`] body) it is
+/// [`Problem::too_large`]; a body that fails otherwise is [`Problem::bad_body`]; one the budget
+/// cannot hold is [`Problem::busy`]. Hold the returned [`Charge`] as long as the bytes.
+pub async fn read_whole<B>(
+    mut body: B,
+    limit: usize,
+    budget: &Budget,
+) -> Result<(Vec<u8>, Charge), Problem>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let declared = body.size_hint().lower();
-    if declared > limit as u64 {
-        return Err(Problem::too_large(limit as u64));
-    }
-    let mut out = Vec::with_capacity(declared as usize);
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| {
-            if over_limit(&*e.into()) {
-                Problem::too_large(limit as u64)
-            } else {
-                Problem::bad_body()
-            }
-        })?;
+    let mut out = Buffer::new(budget, limit);
+    out.declare(body.size_hint().lower()).await?;
+    // A `loop`, not `while let`: the frame's error (which may not be `Send`) must not live
+    // across the await of the budget.
+    loop {
+        let frame = match body.frame().await {
+            None => break,
+            Some(Ok(frame)) => frame,
+            Some(Err(e)) => return Err(problem_of(e.into(), limit)),
+        };
         if let Ok(data) = frame.into_data() {
-            if data.len() > limit - out.len() {
-                return Err(Problem::too_large(limit as u64));
-            }
-            out.extend_from_slice(&data);
+            out.extend(&data).await?;
         }
     }
-    Ok(out)
+    Ok(out.into_parts())
+}
+
+/// The problem of a body that failed to read: over the limit, or not readable.
+fn problem_of(error: Box<dyn std::error::Error + Send + Sync>, limit: usize) -> Problem {
+    match over_limit(&*error) {
+        true => Problem::too_large(limit as u64),
+        false => Problem::bad_body(),
+    }
 }
 
 /// Whether a body's error is (or wraps) [`Limited`]'s: the body went past the limit.

@@ -63,6 +63,8 @@ problem_kinds! {
     RequestTimeout => (REQUEST_TIMEOUT, "request-timeout", "Request timeout"),
     /// More than `limits.max_concurrent_requests` in flight.
     Overloaded => (SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
+    /// The bodies in flight hold `limits.max_buffered_bytes`; answered with `Retry-After`.
+    Busy => (SERVICE_UNAVAILABLE, "busy", "Busy: too many bodies in memory"),
     /// The proxy has no upstream configured.
     NoUpstream => (BAD_GATEWAY, "no-upstream", "No upstream"),
     /// The upstream refused or reset the connection.
@@ -78,7 +80,20 @@ impl ProblemKind {
     pub const fn slug(self) -> &'static str {
         self.describe().1
     }
+
+    /// The `Retry-After` (seconds) of an answer of this kind, for those that ask the client to
+    /// come back.
+    pub const fn retry_after(self) -> Option<&'static str> {
+        match self {
+            ProblemKind::Busy => Some(RETRY_AFTER_SECONDS),
+            _ => None,
+        }
+    }
 }
+
+/// When to retry a request refused for the memory budget: the bodies holding it are evaluated
+/// in tens of milliseconds, so a second is plenty (and the smallest `Retry-After` there is).
+const RETRY_AFTER_SECONDS: &str = "1";
 
 /// A problem to report to the client.
 #[derive(Debug, Clone)]
@@ -120,6 +135,14 @@ impl Problem {
         Problem::new(
             ProblemKind::BodyTooLarge,
             format!("the body exceeds {limit} bytes"),
+        )
+    }
+
+    /// 503: the memory budget of buffered bodies cannot hold this one now.
+    pub fn busy() -> Problem {
+        Problem::new(
+            ProblemKind::Busy,
+            "the bodies in flight fill the memory budget (limits.max_buffered_bytes); retry later",
         )
     }
 

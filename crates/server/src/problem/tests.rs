@@ -84,6 +84,33 @@ async fn a_problem_renders_as_problem_json_with_the_request_id() {
     assert_eq!(response.status().as_u16(), 422);
 }
 
+/// The memory budget's refusal is 503 `busy` with `Retry-After` in every representation; no
+/// other kind asks the client to come back.
+#[tokio::test]
+async fn a_busy_refusal_says_when_to_retry() {
+    for (style, format) in [
+        (FULL, Format::Json),
+        (MINIMAL, Format::Html),
+        (NO_HTML, Format::Html),
+    ] {
+        let (headers, body) = rendered(Problem::busy(), style, format).await;
+        assert_eq!(headers[header::RETRY_AFTER], "1", "{body}");
+    }
+    let mut response = Problem::busy().into_response();
+    render_into(&mut response, Problem::busy(), "id", FULL, Format::Json);
+    assert_eq!(response.status().as_u16(), 503);
+    let (_, body) = rendered(Problem::busy(), FULL, Format::Json).await;
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+    assert_eq!(json["type"], "urn:utf8gate:problem:busy");
+    for &kind in ProblemKind::ALL {
+        assert_eq!(
+            kind.retry_after().is_some(),
+            kind == ProblemKind::Busy,
+            "{kind:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn minimal_problem_json_has_type_title_status_and_request_id_only() {
     let rejected = Problem::rejected(StatusCode::BAD_REQUEST, verdict(b"/%c0%ae", &[], b""));

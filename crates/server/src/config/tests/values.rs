@@ -115,3 +115,43 @@ fn listen_addresses_take_host_names_resolved_at_start_up() {
     let e = load("", &[], &flag).unwrap_err();
     assert_eq!((e.source.as_str(), e.line), ("--api-addr", None), "{e}");
 }
+
+#[test]
+fn the_memory_budget_defaults_to_96_mib_and_must_hold_the_largest_body_three_times() {
+    let o = Overrides::default();
+    let c = load("", &[], &o).unwrap();
+    assert_eq!(c.max_buffered_bytes, 96 << 20);
+    assert_eq!(c.buffer_wait, std::time::Duration::from_millis(200));
+    let env = [
+        ("UTF8GATE_LIMITS_MAX_BUFFERED_BYTES", "1GiB"),
+        ("UTF8GATE_LIMITS_BUFFER_WAIT_SECONDS", "0"),
+    ];
+    let c = load("", &env, &o).unwrap();
+    assert_eq!(
+        (c.max_buffered_bytes, c.buffer_wait.as_millis()),
+        (1 << 30, 0)
+    );
+    // 3 × max_body_bytes exactly is enough; a byte less is not.
+    let file = "[limits]\nmax_body_bytes = \"1MiB\"\nmax_buffered_bytes = \"3MiB\"\n";
+    assert_eq!(load(file, &[], &o).unwrap().max_buffered_bytes, 3 << 20);
+    let file = "[limits]\nmax_body_bytes = \"1MiB\"\nmax_buffered_bytes = 3145727\n";
+    let e = load(file, &[], &o).unwrap_err();
+    assert_eq!((e.line, e.column), (Some(3), Some(22)), "{e}");
+    assert!(
+        e.message.starts_with("limits.max_buffered_bytes: 3145727 cannot hold one body of limits.max_body_bytes (1048576 bytes) times 3"),
+        "{e}"
+    );
+    // A route's own limit, and the gRPC check's message when it is on, count too.
+    let route = "[[route]]\nname = \"big\"\nmax_body_bytes = \"64MiB\"\n";
+    let e = load(route, &[], &o).unwrap_err();
+    assert!(e.message.contains("route \"big\": max_body_bytes"), "{e}");
+    assert!(e.message.contains("at least 201326592"), "{e}");
+    let env = [("UTF8GATE_LIMITS_MAX_BUFFERED_BYTES", "192MiB")];
+    assert!(load(route, &env, &o).is_ok());
+    let grpc =
+        "[listen]\ngrpc_authz_addr = \"127.0.0.1:0\"\n[limits]\nmax_buffered_bytes = \"24MiB\"\n";
+    let e = load(grpc, &[], &o).unwrap_err();
+    assert!(e.message.contains("gRPC"), "{e}");
+    let e = load("[limits]\nbuffer_wait_seconds = -1.0\n", &[], &o).unwrap_err();
+    assert!(e.message.contains("buffer_wait_seconds"), "{e}");
+}
