@@ -27,6 +27,10 @@ pub(crate) struct Collector<'p> {
     bytes_inspected: u64,
     bytes_by_location: BTreeMap<String, u64>,
     identities: Vec<IdentityReport>,
+    /// Checking stopped early (see [`Collector::settled`]).
+    pub(crate) stopped_early: bool,
+    /// Occurrences recorded.
+    seen: u64,
 }
 
 impl<'p> Collector<'p> {
@@ -44,6 +48,8 @@ impl<'p> Collector<'p> {
             bytes_inspected: 0,
             bytes_by_location: BTreeMap::new(),
             identities: Vec::new(),
+            stopped_early: false,
+            seen: 0,
         }
     }
 
@@ -103,6 +109,7 @@ impl<'p> Collector<'p> {
         self.reject |= action == Action::Reject;
         self.would_rewrite |= action.rewrites() && raw.fix != Fix::None;
         self.counts.add(raw.kind, 1);
+        self.seen += 1;
         self.list(location, raw, action, prefix);
     }
 
@@ -169,6 +176,7 @@ impl<'p> Collector<'p> {
             self.reject |= action == Action::Reject;
             self.would_rewrite |= action.rewrites() && found.fixable.contains(kind);
             self.counts.add(kind, n);
+            self.seen += n;
         }
         found.detailed.sort_by_key(|r| r.offset);
         for raw in found.detailed.drain(..) {
@@ -207,6 +215,29 @@ impl<'p> Collector<'p> {
         actions
     }
 
+    /// `true` once nothing more can change the verdict's decision: a finding rejects, the
+    /// profile enforces, and as many findings as the verdict lists (`max_findings`) have been
+    /// seen. The rest of the request need not be read (a hostile body then costs what its
+    /// first findings cost).
+    pub(crate) fn settled(&self) -> bool {
+        let max = self.profile.limits.max_findings;
+        self.reject && !self.profile.monitor && (self.room() == 0 || self.seen >= max as u64)
+    }
+
+    /// The kinds whose action at `location` is `reject`, for a field where checking may stop
+    /// early (see [`Found::stop_early`]); empty in monitor mode, which always reads everything.
+    pub(crate) fn rejecting(&self, location: &Location) -> KindSet {
+        let mut set = KindSet::default();
+        if !self.profile.monitor {
+            for &kind in FindingKind::ALL {
+                if self.action(kind, location) == Action::Reject {
+                    set.insert(kind);
+                }
+            }
+        }
+        set
+    }
+
     /// `true` once a finding's action is `reject`: no rewrite will be forwarded.
     pub(crate) fn rejects(&self) -> bool {
         self.reject
@@ -240,6 +271,7 @@ impl<'p> Collector<'p> {
             bytes_inspected: self.bytes_inspected,
             bytes_by_location: self.bytes_by_location,
             identities: self.identities,
+            stopped_early: self.stopped_early,
         }
     }
 }

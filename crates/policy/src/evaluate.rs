@@ -23,6 +23,9 @@ pub struct Evaluation {
     pub sanitized: Option<Request>,
 }
 
+/// Fields at least this long may stop being read once the request is settled.
+const STOP_EARLY_BYTES: usize = 64 * 1024;
+
 /// How many times a rewritten field is re-checked and rewritten again at most.
 const MAX_REWRITE_ROUNDS: usize = 3;
 
@@ -67,6 +70,11 @@ fn evaluate_with(
     }
     let mut edits = Vec::new();
     for field in &decomposed.fields {
+        // Nothing later can change the decision or the list: the rest is not read.
+        if verdict.settled() {
+            verdict.stopped_early = true;
+            break;
+        }
         let class = field.location.part.class().as_str();
         verdict.inspected(class, field.bytes.len() as u64);
         if let Some(new_bytes) = check_and_rewrite(&options, field, &mut verdict) {
@@ -117,6 +125,12 @@ fn check_and_rewrite(
         verdict.may_rewrite(part)
     };
     let mut found = Found::new(verdict.room(), rewritable);
+    // A large field may stop being read once the request is settled (`Found::settled`); the
+    // kinds that reject there are worked out for it alone (a small field costs more to ask
+    // about than to read).
+    if field.bytes.len() >= STOP_EARLY_BYTES {
+        found = found.stop_early(verdict.rejecting(location), verdict.rejects());
+    }
     found.absorb(&field.layer_findings);
     checks::check_field(part, &field.bytes, field.at_body_start, options, &mut found);
     if let Some((more, report)) = identity.and_then(|i| identity::check(i, location, &field.bytes))
@@ -125,6 +139,7 @@ fn check_and_rewrite(
         verdict.identity_report(report);
     }
     let actions = verdict.add_found(location, &mut found, field.check_only, "");
+    verdict.stopped_early |= found.stopped;
     if field.check_only || verdict.rejects() || !actions.rewrite_any(&found) {
         return None;
     }

@@ -155,6 +155,14 @@ pub(crate) struct Found {
     pub(crate) enforce: Option<(FindingKind, String)>,
     /// Some finding was not listed for want of room.
     pub(crate) dropped: bool,
+    /// Kinds that reject in this field, when checking may stop early (see [`Found::settled`]).
+    rejecting: KindSet,
+    /// A finding of a kind in `rejecting` (or an earlier field's) rejected the request.
+    rejected: bool,
+    /// Checking stopped before the end of the field.
+    pub(crate) stopped: bool,
+    /// Occurrences reported (every finding, listed, merged into a run or counted only).
+    seen: usize,
     /// The last finding of each kind and class seen (a handful: a field rarely has more).
     tails: Vec<Tail>,
 }
@@ -173,8 +181,28 @@ impl Found {
             normalize: None,
             enforce: None,
             dropped: false,
+            rejecting: KindSet::default(),
+            rejected: false,
+            stopped: false,
+            seen: 0,
             tails: Vec::new(),
         }
+    }
+
+    /// Lets checking stop early once the request is settled: `rejecting` are the kinds whose
+    /// action rejects in this field, `rejected` whether an earlier one already rejected it.
+    pub(crate) fn stop_early(mut self, rejecting: KindSet, rejected: bool) -> Found {
+        self.rejecting = rejecting;
+        self.rejected = rejected;
+        self
+    }
+
+    /// `true` once the request is rejected and as many findings as the verdict lists have
+    /// been seen: the checks of the field may stop (and set [`Found::stopped`]). A run that
+    /// was growing then covers what was read.
+    #[inline]
+    pub(crate) fn settled(&self) -> bool {
+        self.rejected && self.seen >= self.room
     }
 
     /// Nothing reported, no room: the layer findings of a field no layer decoded.
@@ -205,6 +233,8 @@ impl Found {
         build: impl FnOnce() -> RawFinding,
     ) {
         self.counts.add(kind, 1);
+        self.seen += 1;
+        self.rejected |= self.rejecting.contains(kind);
         let class = FixClass::of(&fix);
         if !matches!(fix, Fix::None) {
             self.fixable.insert(kind);

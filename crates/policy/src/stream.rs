@@ -30,6 +30,8 @@ pub struct BodyScan<'p> {
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
+    /// Where the scan stopped reading: the request was settled there (`Found::settled`).
+    stopped: Option<usize>,
     /// The body's codings, undone chunk by chunk before the checks.
     decoder: Option<Decoder>,
     /// A coding failed: the rest of the body is not read (the failure is a finding).
@@ -39,15 +41,20 @@ pub struct BodyScan<'p> {
 impl<'p> BodyScan<'p> {
     /// A scan under `profile`.
     pub fn new(profile: &'p Profile) -> BodyScan<'p> {
+        let collector = Collector::new(profile, b"");
+        let location = Location::part(Part::Body);
+        let found = Found::new(profile.limits.max_findings, KindSet::default())
+            .stop_early(collector.rejecting(&location), false);
         BodyScan {
             validator: StreamValidator::new(),
-            collector: Collector::new(profile, b""),
-            location: Location::part(Part::Body),
+            collector,
+            location,
             head: Vec::with_capacity(4),
             started: false,
             foreign: None,
             offset: 0,
-            found: Found::new(profile.limits.max_findings, KindSet::default()),
+            found,
+            stopped: None,
             decoder: None,
             coding_failed: false,
         }
@@ -148,6 +155,10 @@ impl<'p> BodyScan<'p> {
     /// Checks the next decoded bytes (the first call has the body's first bytes, at least
     /// three of them unless the body is shorter).
     fn check(&mut self, chunk: &[u8]) {
+        if self.stopped.is_some() {
+            self.offset += chunk.len();
+            return;
+        }
         if self.offset == 0 && chunk.starts_with(&utf8gate_codec::UTF8_BOM) {
             let raw = RawFinding::new(
                 FindingKind::Bom,
@@ -167,6 +178,9 @@ impl<'p> BodyScan<'p> {
         let found = &mut self.found;
         self.validator
             .feed(chunk, |m| crate::checks::utf8::findings_of(&m, found));
+        if self.found.settled() {
+            self.stopped = Some(self.offset);
+        }
     }
 
     /// Ends the scan and returns the verdict. A scan never rewrites, so the decision is
@@ -191,12 +205,21 @@ impl<'p> BodyScan<'p> {
             mut collector,
             location,
             mut found,
+            stopped,
             ..
         } = self;
-        let summary = validator.finish(|m| crate::checks::utf8::findings_of(&m, &mut found));
+        let read = match stopped {
+            None => {
+                validator
+                    .finish(|m| crate::checks::utf8::findings_of(&m, &mut found))
+                    .bytes
+            }
+            Some(at) => at,
+        };
         collector.add_found(&location, &mut found, false, "");
+        collector.stopped_early = stopped.is_some();
         if !foreign {
-            collector.inspected("body", summary.bytes as u64);
+            collector.inspected("body", read as u64);
         }
         // A scan never rewrites: a finding whose action would rewrite stands for a rewrite.
         let would_rewrite = collector.would_rewrite;

@@ -53,6 +53,11 @@ pub struct Verdict {
     /// The same, by location class (`path`, `query`, `header`, `form`, `json`, `multipart`,
     /// `body`).
     pub bytes_by_location: BTreeMap<String, u64>,
+    /// `true` when checking stopped before the end of the request: a finding rejected it (in
+    /// enforce mode) and `max_findings` findings were listed, so nothing later could change the
+    /// decision or the list. `counts` and `bytes_inspected` then cover what was read until then.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub stopped_early: bool,
     /// Every identity field (`[[identity]]`) with its comparison form and skeleton, at most
     /// `max_findings`; absent when the profile names none (old clients see no change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

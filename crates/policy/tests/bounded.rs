@@ -218,7 +218,9 @@ fn a_streamed_scan_of_hostile_bytes_holds_no_more_than_a_chunk() {
 
 #[test]
 fn a_run_of_hostile_bytes_is_one_finding_that_counts_them_all() {
-    let profile = Profile::strict();
+    // Monitored: read to the end.
+    let mut profile = Profile::strict();
+    profile.monitor = true;
     let body = vec![0x80; 1 << 20];
     let request = Request::new("POST", b"/")
         .header("Content-Type", b"text/plain")
@@ -228,5 +230,53 @@ fn a_run_of_hostile_bytes_is_one_finding_that_counts_them_all() {
     assert_eq!(verdict.findings[0].length, 1 << 20);
     assert_eq!(verdict.findings[0].run, Some(1 << 20));
     assert_eq!(verdict.counts["unexpected_continuation"], 1 << 20);
-    assert!(!verdict.findings_truncated);
+    assert!(!verdict.findings_truncated && !verdict.stopped_early);
+    // Enforced: settled after `max_findings` occurrences, the run covering what was read.
+    let strict = Profile::strict();
+    let verdict = evaluate(&strict, &request).verdict;
+    assert!(verdict.stopped_early);
+    assert_eq!(verdict.findings.len(), 1);
+    let read = verdict.counts["unexpected_continuation"];
+    assert!(
+        read >= strict.limits.max_findings as u64 && read < 1 << 20,
+        "{read}"
+    );
+    assert_eq!(verdict.findings[0].run, Some(read));
+}
+
+#[test]
+fn a_settled_request_is_not_read_to_the_end_unless_monitored() {
+    // `80 41`: no two findings adjacent, so the listing fills at the 100th.
+    let body = b"\x80A".repeat(1 << 20);
+    let request = Request::new("POST", b"/")
+        .header("Content-Type", b"text/plain")
+        .body(&body);
+    let strict = Profile::strict();
+    let verdict = evaluate(&strict, &request).verdict;
+    assert_eq!(verdict.decision, utf8gate_policy::Decision::Reject);
+    assert!(verdict.stopped_early);
+    assert_eq!(verdict.findings.len(), strict.limits.max_findings);
+    assert!(verdict.counts["unexpected_continuation"] < 1 << 20);
+    // The streamed scan stops too.
+    let mut scan = BodyScan::new(&strict);
+    for chunk in body.chunks(64 * 1024) {
+        scan.feed(chunk);
+    }
+    let streamed = scan.finish();
+    assert!(streamed.stopped_early);
+    assert_eq!(streamed.findings.len(), strict.limits.max_findings);
+    assert!(streamed.bytes_inspected < body.len() as u64);
+    // A monitored request is read to the end: every occurrence counted.
+    let mut monitor = Profile::strict();
+    monitor.monitor = true;
+    let verdict = evaluate(&monitor, &request).verdict;
+    assert!(!verdict.stopped_early);
+    assert_eq!(verdict.counts["unexpected_continuation"], 1 << 20);
+    // Under the limit nothing stops: a few findings are all counted.
+    let few = Request::new("POST", b"/")
+        .header("Content-Type", b"text/plain")
+        .body(&b"\x80A".repeat(50));
+    let verdict = evaluate(&strict, &few).verdict;
+    assert!(!verdict.stopped_early);
+    assert_eq!(verdict.counts["unexpected_continuation"], 50);
 }

@@ -110,6 +110,10 @@ fn check_any_field_with<const SEGMENTED: bool>(
         Err(_) => {
             // Malformations and the valid runs between them, one at a time, in order.
             for piece in pieces(bytes) {
+                if out.settled() {
+                    out.stopped = true;
+                    return;
+                }
                 match piece {
                     Piece::Run(offset, text) => {
                         let first = run_checks(offset, text, out);
@@ -124,6 +128,9 @@ fn check_any_field_with<const SEGMENTED: bool>(
             None
         }
     };
+    if out.stopped {
+        return;
+    }
     let known = traversal::Known {
         text,
         path_lookalike,

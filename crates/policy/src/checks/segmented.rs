@@ -23,6 +23,9 @@ use super::{lookalike, nfc};
 use crate::found::Found;
 use crate::location::Part;
 
+/// Bytes of a segment scanned between two looks at whether the request is settled.
+const STOP_CHECK_BYTES: usize = 64 * 1024;
+
 /// Segments allowed before the density limit applies.
 const FREE_SEGMENTS: usize = 8;
 
@@ -56,6 +59,10 @@ pub(super) fn check_run(
     let mut pos = 0;
     let mut segments = 0;
     while let Some(hit) = clean::first_candidate(bytes, pos, cx) {
+        if out.settled() {
+            out.stopped = true;
+            break;
+        }
         let start = if hit > pos {
             char_before(bytes, hit)
         } else {
@@ -68,9 +75,23 @@ pub(super) fn check_run(
             clean::next_clean(bytes, hit + 1, cx)
         };
         let segment = &text[start..end];
-        let first =
-            per_check::scan_characters(part, offset + start, segment, at_body_start, options, out);
-        path_lookalike = path_lookalike.or(first);
+        // A long segment is scanned a piece at a time, so that a settled request stops.
+        let mut at = 0;
+        while at < segment.len() {
+            let mut cut = (at + STOP_CHECK_BYTES).min(segment.len());
+            while !segment.is_char_boundary(cut) {
+                cut += 1;
+            }
+            let piece = &segment[at..cut];
+            let o = offset + start + at;
+            let first = per_check::scan_characters(part, o, piece, at_body_start, options, out);
+            path_lookalike = path_lookalike.or(first);
+            if out.settled() {
+                out.stopped = true;
+                return path_lookalike;
+            }
+            at = cut;
+        }
         if not_nfc.is_none() || over.is_none() {
             let (status, all_inert) = nfc::nfc_scan(segment);
             if let (None, nfc::NfcStatus::NotNfc { offset: k }) = (not_nfc, status) {

@@ -6,7 +6,11 @@
 //! separators than the strict reading, something downstream can be tricked into `/../`. The
 //! same comparison on the lookalike-folded reading catches `．．／` (in paths, separators too).
 
+use std::borrow::Cow;
+
 use utf8gate_codec::Malformation;
+
+use super::bytes::{Piece, pieces};
 
 use super::lookalike;
 use crate::finding::{FindingKind, Fix, RawFinding};
@@ -60,20 +64,37 @@ fn shape(text: &str) -> Shape {
     }
 }
 
+/// What stands for a malformed sequence in a reading: one byte that is no separator, dot, `%`
+/// or hex digit, so that the shapes are those of a reading with U+FFFD (three bytes) there, at
+/// a third of the size for a field that is all malformations. Shown as U+FFFD in messages.
+const PLACEHOLDER: char = '\u{1A}';
+
+/// The strict reading of `bytes` (malformed sequences as [`PLACEHOLDER`]) and its lax reading
+/// (malformations as their lax character where it is one), in one walk.
+fn readings(bytes: &[u8]) -> (String, String) {
+    let mut strict = String::with_capacity(bytes.len());
+    let mut lax = String::with_capacity(bytes.len());
+    for piece in pieces(bytes) {
+        match piece {
+            Piece::Run(_, text) => {
+                strict.push_str(text);
+                lax.push_str(text);
+            }
+            Piece::Malformed(m) => {
+                strict.push(PLACEHOLDER);
+                lax.push(m.lax_char().unwrap_or(PLACEHOLDER));
+            }
+        }
+    }
+    (strict, lax)
+}
+
 /// The lax decoding of `bytes`: malformations become their lax character where it is one.
 fn lax_text(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    let mut at = 0;
-    for m in utf8gate_codec::diagnose(bytes) {
-        utf8gate_codec::push_lossy(&bytes[at..m.offset()], &mut out);
-        match m.lax_char() {
-            Some(c) => out.push(c),
-            None => out.push(utf8gate_codec::REPLACEMENT),
-        }
-        at = m.range().end;
+    match utf8gate_codec::validate(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => readings(bytes).1,
     }
-    utf8gate_codec::push_lossy(&bytes[at..], &mut out);
-    out
 }
 
 pub(crate) fn applies_to(part: Part) -> bool {
@@ -86,7 +107,7 @@ pub(crate) fn applies_to(part: Part) -> bool {
 /// Reports traversal and plain dot-segments in one field.
 #[cfg(test)]
 pub(crate) fn scan(part: Part, bytes: &[u8], table: lookalike::Table, out: &mut Found) {
-    let strict = utf8gate_codec::to_lossy(bytes);
+    let strict = readings(bytes).0;
     let mut malformed = Malformed::default();
     for m in utf8gate_codec::diagnose(bytes) {
         malformed.note(&m);
@@ -143,14 +164,17 @@ pub(crate) fn scan_with(
     if !applies_to(part) {
         return;
     }
-    let strict = match known.text {
-        Some(text) => std::borrow::Cow::Borrowed(text),
-        None => utf8gate_codec::to_lossy(bytes),
+    let (strict, first_lax) = match known.text {
+        Some(text) => (Cow::Borrowed(text), Cow::Borrowed(text)),
+        None => {
+            let (strict, lax) = readings(bytes);
+            (Cow::Owned(strict), Cow::Owned(lax))
+        }
     };
     let strict_shape = shape(&strict);
     let has_escape = memchr::memchr(b'%', bytes).is_some();
     if !malformations_none || has_escape {
-        let lax = lax_text(&percent_lax::decode_lax(lax_text(bytes).as_bytes()));
+        let lax = lax_text(&percent_lax::decode_lax(first_lax.as_bytes()));
         let lax_shape = shape(&lax);
         if lax_shape.dot_segments > strict_shape.dot_segments
             || lax_shape.separators > strict_shape.separators
@@ -222,7 +246,8 @@ pub(crate) fn scan_with(
 }
 
 fn excerpt(text: &str) -> String {
-    text.chars().take(64).collect()
+    let shown = |c| if c == PLACEHOLDER { '\u{FFFD}' } else { c };
+    text.chars().take(64).map(shown).collect()
 }
 
 #[cfg(test)]
