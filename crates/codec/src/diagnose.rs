@@ -157,6 +157,27 @@ impl core::iter::FusedIterator for Diagnose<'_> {}
 /// ASCII bytes read one at a time before the vector validator is started.
 const SCALAR_LOOKAHEAD: usize = 16;
 
+/// Judges the sequence at `*pos` with the lax decoder: a malformation (`*pos` moves past it),
+/// or a valid character (`*pos` moves past it, `None`), or `Err` when it needs more bytes.
+fn judge(bytes: &[u8], pos: &mut usize, at_eof: bool) -> Result<Option<Malformation>, ()> {
+    match lax::step(&bytes[*pos..], at_eof) {
+        Step::Malformed {
+            len,
+            kind,
+            lax_scalar,
+        } => {
+            let found = Malformation::new(*pos, &bytes[*pos..*pos + len], kind, lax_scalar);
+            *pos += len;
+            Ok(Some(found))
+        }
+        Step::NeedMore => Err(()),
+        Step::Valid(len) => {
+            *pos += len;
+            Ok(None)
+        }
+    }
+}
+
 /// Finds the next malformation at or after `*pos` in `bytes`.
 ///
 /// Returns `Ok(None)` when the rest is valid (`*pos` is then `bytes.len()`), and `Err(())` when
@@ -180,45 +201,24 @@ pub(crate) fn next_malformation(
             return Ok(None);
         }
         if ascii < SCALAR_LOOKAHEAD {
-            match lax::step(&bytes[*pos..], at_eof) {
-                Step::Malformed {
-                    len,
-                    kind,
-                    lax_scalar,
-                } => {
-                    let found = Malformation::new(*pos, &bytes[*pos..*pos + len], kind, lax_scalar);
-                    *pos += len;
-                    return Ok(Some(found));
-                }
-                Step::NeedMore => return Err(()),
-                Step::Valid(len) => *pos += len,
+            if let Some(found) = judge(bytes, pos, at_eof)? {
+                return Ok(Some(found));
             }
             if *pos == bytes.len() {
                 return Ok(None);
             }
         }
-        let rest = &bytes[*pos..];
-        match simdutf8::compat::from_utf8(rest) {
+        match simdutf8::compat::from_utf8(&bytes[*pos..]) {
             Ok(_) => {
                 *pos = bytes.len();
                 return Ok(None);
             }
             Err(e) => *pos += e.valid_up_to(),
         }
-        match lax::step(&bytes[*pos..], at_eof) {
-            Step::Malformed {
-                len,
-                kind,
-                lax_scalar,
-            } => {
-                let found = Malformation::new(*pos, &bytes[*pos..*pos + len], kind, lax_scalar);
-                *pos += len;
-                return Ok(Some(found));
-            }
-            Step::NeedMore => return Err(()),
-            // Unreachable when the strict and lax decoders agree on valid sequences (tested
-            // exhaustively); stepping over keeps the loop finite regardless.
-            Step::Valid(len) => *pos += len,
+        // A valid sequence here is unreachable when the strict and lax decoders agree on valid
+        // sequences (tested exhaustively); stepping over keeps the loop finite regardless.
+        if let Some(found) = judge(bytes, pos, at_eof)? {
+            return Ok(Some(found));
         }
     }
     Ok(None)

@@ -47,10 +47,16 @@ fn hostile() -> [(&'static str, Vec<u8>); 6] {
     [
         ("C0 AE pairs", b"\xc0\xae".repeat(BODY / 2)),
         ("lone continuation bytes", vec![0x80; BODY]),
-        ("continuation bytes between letters", b"\x80A".repeat(BODY / 2)),
+        (
+            "continuation bytes between letters",
+            b"\x80A".repeat(BODY / 2),
+        ),
         ("CESU-8 pairs", b"\xED\xA0\xBD\xED\xB8\x80".repeat(BODY / 6)),
         ("NUL bytes between letters", b"\0a".repeat(BODY / 2)),
-        ("overlong NULs between letters", b"\xC0\x80A".repeat(BODY / 3)),
+        (
+            "overlong NULs between letters",
+            b"\xC0\x80A".repeat(BODY / 3),
+        ),
     ]
 }
 
