@@ -40,7 +40,9 @@ def main():
             if not sides or "hostile" not in sides or "clean" not in sides:
                 continue
             (c, _), (h, n) = sides["clean"], sides["hostile"]
-            print(f"| {name} | {path} | {fmt(c)} | {fmt(h)} | {h / c:.0f}× | {n} | "
+            ratio = h / c
+            ratio = f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+            print(f"| {name} | {path} | {fmt(c)} | {fmt(h)} | {ratio} | {n} | "
                   f"{h / n:.1f} | {n / h * 1e3:.1f} |")
 
 main()
