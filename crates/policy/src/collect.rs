@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
-use crate::found::{Found, KindCounts, KindSet};
+use crate::found::{Actions, Found, KindCounts, KindSet};
 use crate::identity::{Identity, IdentityReport};
 use crate::location::Location;
 use crate::profile::Profile;
@@ -273,37 +273,5 @@ impl<'p> Collector<'p> {
             identities: self.identities,
             stopped_early: self.stopped_early,
         }
-    }
-}
-
-/// The action of each kind found in one field.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Actions([Option<Action>; crate::found::KIND_COUNT]);
-
-impl Default for Actions {
-    fn default() -> Actions {
-        Actions([None; crate::found::KIND_COUNT])
-    }
-}
-
-impl Actions {
-    /// `kind`'s action (`log` for a kind not found in the field).
-    pub(crate) fn get(&self, kind: FindingKind) -> Action {
-        self.0[kind.index()].unwrap_or(Action::Log)
-    }
-
-    /// Sets `kind`'s action (tests).
-    #[cfg(test)]
-    pub(crate) fn set(&mut self, kind: FindingKind, action: Action) {
-        self.0[kind.index()] = Some(action);
-    }
-
-    /// Whether applying `found`'s fixes under these actions changes anything.
-    pub(crate) fn rewrite_any(&self, found: &Found) -> bool {
-        let rewrites = |kind: FindingKind| self.get(kind).rewrites();
-        found.malformed.rewrites_any(self)
-            || found.spans.any_kind(rewrites)
-            || found.normalize.is_some_and(rewrites)
-            || found.enforce.as_ref().is_some_and(|(k, _)| rewrites(*k))
     }
 }

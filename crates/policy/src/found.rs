@@ -16,7 +16,7 @@
 //! covers them all and its `run` says how many occurrences it stands for. Past the detail limit
 //! a finding costs a counter increment and, in a rewriting profile, at most one span.
 
-use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::finding::{Action, FindingKind, Fix, RawFinding};
 
 pub(crate) mod spans;
 
@@ -87,12 +87,12 @@ impl KindSet {
     }
 
     /// Whether some kind of the set has an action that rewrites (a repair: a CESU-8 pair's).
-    pub(crate) fn rewrites_any(self, actions: &crate::collect::Actions) -> bool {
+    pub(crate) fn rewrites_any(self, actions: &Actions) -> bool {
         FindingKind::ALL.iter().any(|&k| {
             let action = actions.get(k);
             self.contains(k)
                 && action.rewrites()
-                && (action != crate::finding::Action::Repair || k == FindingKind::Cesu8Pair)
+                && (action != Action::Repair || k == FindingKind::Cesu8Pair)
         })
     }
 
@@ -308,6 +308,38 @@ impl Found {
             Fix::Enforce(form) => self.enforce = Some((kind, form)),
             Fix::None => {}
         }
+    }
+}
+
+/// The action of each kind found in one field.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Actions(pub(crate) [Option<Action>; KIND_COUNT]);
+
+impl Default for Actions {
+    fn default() -> Actions {
+        Actions([None; KIND_COUNT])
+    }
+}
+
+impl Actions {
+    /// `kind`'s action (`log` for a kind not found in the field).
+    pub(crate) fn get(&self, kind: FindingKind) -> Action {
+        self.0[kind.index()].unwrap_or(Action::Log)
+    }
+
+    /// Sets `kind`'s action (tests).
+    #[cfg(test)]
+    pub(crate) fn set(&mut self, kind: FindingKind, action: Action) {
+        self.0[kind.index()] = Some(action);
+    }
+
+    /// Whether applying `found`'s fixes under these actions changes anything.
+    pub(crate) fn rewrite_any(&self, found: &Found) -> bool {
+        let rewrites = |kind: FindingKind| self.get(kind).rewrites();
+        found.malformed.rewrites_any(self)
+            || found.spans.any_kind(rewrites)
+            || found.normalize.is_some_and(rewrites)
+            || found.enforce.as_ref().is_some_and(|(k, _)| rewrites(*k))
     }
 }
 

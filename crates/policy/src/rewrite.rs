@@ -4,9 +4,9 @@ use core::ops::Range;
 
 use crate::checks::bytes::Piece;
 use crate::checks::nfc;
-use crate::collect::Actions;
 use crate::field::{Container, Encoding};
 use crate::finding::{Action, FindingKind};
+use crate::found::Actions;
 use crate::found::Found;
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
