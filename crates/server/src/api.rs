@@ -136,6 +136,9 @@ async fn sanitize(
     // The answer holds the charge until it is sent (or dropped).
     let body = crate::budget::Charged::new(body, whole.charge);
     let mut response = (StatusCode::OK, axum::body::Body::new(body)).into_response();
+    // Bytes of an unknown type, as a `Vec<u8>` answer says (the sent type replaces it below).
+    let octets = header::HeaderValue::from_static("application/octet-stream");
+    response.headers_mut().insert(header::CONTENT_TYPE, octets);
     for (name, value) in [
         (header::CONTENT_TYPE, headers.get(header::CONTENT_TYPE)),
         (header::CONTENT_ENCODING, coding),
