@@ -31,6 +31,8 @@ pub(crate) struct Collector<'p> {
     pub(crate) stopped_early: bool,
     /// Occurrences recorded.
     seen: u64,
+    /// [`Collector::may_rewrite`] of each location class asked about so far.
+    rewrite_sets: Vec<(crate::location::LocationClass, KindSet)>,
 }
 
 impl<'p> Collector<'p> {
@@ -50,6 +52,7 @@ impl<'p> Collector<'p> {
             identities: Vec::new(),
             stopped_early: false,
             seen: 0,
+            rewrite_sets: Vec::new(),
         }
     }
 
@@ -144,7 +147,12 @@ impl<'p> Collector<'p> {
     /// The kinds whose action may rewrite in location class of `part`: the profile's rules,
     /// and every identity kind when the profile names identity fields (exclusions only ever
     /// turn an action into `excluded`, so this is a superset of what a field rewrites).
-    pub(crate) fn may_rewrite(&self, part: crate::location::Part) -> KindSet {
+    pub(crate) fn may_rewrite(&mut self, part: crate::location::Part) -> KindSet {
+        // Asked for every field: worked out once per location class and request.
+        let class = part.class();
+        if let Some((_, set)) = self.rewrite_sets.iter().find(|(c, _)| *c == class) {
+            return *set;
+        }
         let mut set = KindSet::default();
         for &kind in FindingKind::ALL {
             let identity = kind.is_identity() && !self.profile.identities.is_empty();
@@ -152,6 +160,7 @@ impl<'p> Collector<'p> {
                 set.insert(kind);
             }
         }
+        self.rewrite_sets.push((class, set));
         set
     }
 

@@ -221,59 +221,6 @@ impl Found {
         self.room.saturating_sub(self.detailed.len())
     }
 
-    /// Reports a finding of `kind` at `offset`, `length` bytes long, fixed by `fix`; `build`
-    /// makes its details and runs only if they are listed.
-    #[inline]
-    pub(crate) fn report(
-        &mut self,
-        kind: FindingKind,
-        offset: usize,
-        length: usize,
-        fix: Fix,
-        build: impl FnOnce() -> RawFinding,
-    ) {
-        self.counts.add(kind, 1);
-        self.seen += 1;
-        self.rejected |= self.rejecting.contains(kind);
-        let class = FixClass::of(&fix);
-        if !matches!(fix, Fix::None) {
-            self.fixable.insert(kind);
-            if self.rewritable.contains(kind) {
-                self.keep_fix(kind, fix);
-            }
-        }
-        let end = offset + length;
-        let slot = self
-            .tails
-            .iter()
-            .position(|t| t.kind == kind && t.class == class);
-        if let Some(i) = slot {
-            let tail = &mut self.tails[i];
-            if length > 0 && tail.end == offset {
-                tail.end = end;
-                if let Some(d) = tail.listed {
-                    self.detailed[d].extend_run(length);
-                }
-                return;
-            }
-        }
-        let listed = (self.detailed.len() < self.room).then(|| {
-            self.detailed.push(build());
-            self.detailed.len() - 1
-        });
-        self.dropped |= listed.is_none();
-        let tail = Tail {
-            kind,
-            class,
-            end,
-            listed,
-        };
-        match slot {
-            Some(i) => self.tails[i] = tail,
-            None => self.tails.push(tail),
-        }
-    }
-
     /// Reports a finding already built (findings that occur once per field or request).
     pub(crate) fn push(&mut self, raw: RawFinding) {
         let (kind, offset, length, fix) = (raw.kind, raw.offset, raw.length, raw.fix.clone());
@@ -357,6 +304,8 @@ pub(crate) trait Report {
 }
 
 impl Report for Found {
+    /// Counts the finding, keeps its fix where the kind may rewrite, extends the run it
+    /// continues or lists it while there is room (only then is `build` run).
     #[inline]
     fn report(
         &mut self,
@@ -366,7 +315,46 @@ impl Report for Found {
         fix: Fix,
         build: impl FnOnce() -> RawFinding,
     ) {
-        Found::report(self, kind, offset, length, fix, build);
+        self.counts.add(kind, 1);
+        self.seen += 1;
+        self.rejected |= self.rejecting.contains(kind);
+        let class = FixClass::of(&fix);
+        if !matches!(fix, Fix::None) {
+            self.fixable.insert(kind);
+            if self.rewritable.contains(kind) {
+                self.keep_fix(kind, fix);
+            }
+        }
+        let end = offset + length;
+        let slot = self
+            .tails
+            .iter()
+            .position(|t| t.kind == kind && t.class == class);
+        if let Some(i) = slot {
+            let tail = &mut self.tails[i];
+            if length > 0 && tail.end == offset {
+                tail.end = end;
+                if let Some(d) = tail.listed {
+                    self.detailed[d].extend_run(length);
+                }
+                return;
+            }
+        }
+        let listed = (self.detailed.len() < self.room).then(|| {
+            self.detailed.push(build());
+            self.detailed.len() - 1
+        });
+        self.dropped |= listed.is_none();
+        let tail = Tail {
+            kind,
+            class,
+            end,
+            listed,
+        };
+        match slot {
+            Some(i) => self.tails[i] = tail,
+            None => self.tails.push(tail),
+        }
     }
 }
 

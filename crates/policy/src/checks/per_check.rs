@@ -6,7 +6,7 @@
 use super::bytes::for_each_flagged;
 use super::{bom, controls, lookalike, nfc};
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Found;
+use crate::found::{Found, Report};
 
 /// What the checks need to know beyond the field's bytes.
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,6 @@
 use proptest::prelude::*;
 
-use super::{Found, KindSet};
+use super::{Found, KindSet, Report};
 use crate::checks::bytes::{Piece, pieces};
 use crate::checks::{controls, utf8};
 use crate::finding::{Action, FindingKind, Fix, RawFinding};

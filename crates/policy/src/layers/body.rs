@@ -5,7 +5,7 @@ use super::decomposed::{Decomposed, whole_body};
 use super::{json, parts, query};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet};
+use crate::found::{Found, KindSet, Report};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request, is_binary, is_utf8_label};

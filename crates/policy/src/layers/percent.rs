@@ -2,7 +2,7 @@
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Found;
+use crate::found::{Found, Report};
 use crate::percent_lax::{escape_at, iis_escape_at};
 
 /// An RFC 8187 `ext-value` (`charset'language'value-chars`) split: the charset and where the
