@@ -112,7 +112,8 @@ function linkFor(bytes) {
 }
 
 function tooltipText(f) {
-  const lines = [`${f.kind} (${f.severity}), action ${f.action}`, `offset ${f.offset}, ${f.length} bytes: ${f.bytes}`];
+  const what = f.run ? `a run of ${f.run} adjacent, the first ${f.bytes}` : f.bytes;
+  const lines = [`${f.kind} (${f.severity}), action ${f.action}`, `offset ${f.offset}, ${f.length} bytes: ${what}`];
   lines.push("lax reading: " + (f.lax_scalar || "none"));
   lines.push(f.message);
   return lines.join("\n");
@@ -154,7 +155,7 @@ function renderFindings(data) {
   body.replaceChildren();
   data.findings.forEach((f, i) => {
     const row = el("tr");
-    for (const v of [i + 1, f.kind, f.action, where(f.location), f.offset, f.bytes, f.lax_scalar || "", f.message]) {
+    for (const v of [i + 1, f.kind, f.action, where(f.location), f.offset, f.run ? `${f.bytes} (×${f.run})` : f.bytes, f.lax_scalar || "", f.message]) {
       row.appendChild(el("td", String(v)));
     }
     body.appendChild(row);
