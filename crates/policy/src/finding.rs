@@ -11,139 +11,9 @@ use utf8gate_codec::MalformedKind;
 
 use crate::location::Location;
 
-macro_rules! kinds {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident, $reference:literal; )*) => {
-        /// What a finding is about. A closed set; every kind is documented in `docs/verdict.md`
-        /// with its reference.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        #[non_exhaustive]
-        pub enum FindingKind {
-            $( $(#[$doc])* $variant, )*
-        }
+mod kinds;
 
-        impl FindingKind {
-            /// Every kind, in declaration order.
-            pub const ALL: &'static [FindingKind] = &[$(FindingKind::$variant),*];
-
-            /// The kind's position in [`FindingKind::ALL`].
-            pub(crate) const fn index(self) -> usize {
-                self as usize
-            }
-
-            /// The stable snake_case name (`"overlong"`, `"double_encoding"`, ...).
-            pub const fn as_str(self) -> &'static str {
-                match self { $(FindingKind::$variant => $name,)* }
-            }
-
-            /// How serious the kind is in itself, before any profile decides what to do.
-            pub const fn severity(self) -> Severity {
-                match self { $(FindingKind::$variant => Severity::$severity,)* }
-            }
-
-            /// The standard or incident this kind is about.
-            pub const fn reference(self) -> &'static str {
-                match self { $(FindingKind::$variant => $reference,)* }
-            }
-        }
-    };
-}
-
-kinds! {
-    /// Overlong form of a shorter value (`C0 AE`). From the codec.
-    Overlong = "overlong", Critical, "RFC 3629 §3, §10";
-    /// Lone UTF-16 surrogate in UTF-8 (`ED A0 80`).
-    Surrogate = "surrogate", High, "RFC 3629 §3";
-    /// CESU-8 surrogate pair (`ED A0 BD ED B8 80`).
-    Cesu8Pair = "cesu8_pair", High, "RFC 3629 §3; Unicode TR #26";
-    /// 4-byte sequence above U+10FFFF.
-    AboveMax = "above_max", High, "RFC 3629 §3";
-    /// 5- or 6-byte RFC 2279 form.
-    LegacyForm = "legacy_form", High, "RFC 3629 §3, §12";
-    /// `FE` or `FF`.
-    InvalidByte = "invalid_byte", High, "RFC 3629 §1";
-    /// Continuation byte where a character should start.
-    UnexpectedContinuation = "unexpected_continuation", Medium, "RFC 3629 §3, §4";
-    /// Sequence cut short.
-    Truncated = "truncated", Medium, "RFC 3629 §3, §4";
-    /// `%` not followed by two hex digits.
-    MalformedEscape = "malformed_escape", Medium, "RFC 3986 §2.1";
-    /// IIS-style `%uXXXX` escape.
-    IisUnicodeEscape = "iis_unicode_escape", High, "CVE-2000-0884 (IIS %u decoding)";
-    /// An escape that is still an escape after one decoding pass (`%252e`).
-    DoubleEncoding = "double_encoding", High, "CVE-2001-0333 (IIS double decoding); CWE-174";
-    /// `%2F` or `%5C` in a path: a separator the router does not see.
-    EncodedSeparator = "encoded_separator", Medium, "RFC 3986 §2.2, §7.3";
-    /// A dot-segment or separator that only the lax reading (overlongs decoded, a second
-    /// percent-decoding pass, lookalikes folded) contains.
-    Traversal = "traversal", Critical, "RFC 3629 §10; CWE-22, CWE-176";
-    /// A plain `.` or `..` segment after decoding.
-    DotSegment = "dot_segment", Medium, "RFC 3986 §3.3, §5.2.4; CWE-22";
-    /// U+FEFF at the start of a body: a signature.
-    Bom = "bom", Low, "RFC 3629 §6";
-    /// U+FEFF anywhere a signature cannot be: ZERO WIDTH NO-BREAK SPACE.
-    MisplacedBom = "misplaced_bom", Medium, "RFC 3629 §6";
-    /// Text that is not in Normalization Form C.
-    NotNfc = "not_nfc", Low, "UAX #15; RFC 5198 §2";
-    /// More than 30 non-starters in a row (UAX #15 stream-safe format).
-    ExcessiveCombining = "excessive_combining", Medium, "UAX #15 §13 (Stream-Safe Text Format)";
-    /// A character whose NFC, NFKC or best-fit image is ASCII syntax.
-    Lookalike = "lookalike", Medium, "UTS #39; WorstFit (CVE-2024-4577)";
-    /// NUL, raw or in any disguise.
-    Nul = "nul", High, "CWE-158";
-    /// A C0 or C1 control other than TAB, CR and LF.
-    Control = "control", Medium, "CWE-116";
-    /// Bidi embedding, override or isolate (Trojan Source).
-    BidiControl = "bidi_control", High, "CVE-2021-42574; UAX #9";
-    /// A noncharacter (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF).
-    Noncharacter = "noncharacter", Low, "Unicode §23.7; Corrigendum #9";
-    /// A JSON `\uXXXX` escape that forms a lone surrogate.
-    EscapedSurrogate = "escaped_surrogate", High, "RFC 8259 §8.2";
-    /// A body whose declared charset is not UTF-8 or US-ASCII.
-    ForeignCharset = "foreign_charset", Medium, "RFC 9110 §8.3.2";
-    /// A body that does not parse as its content type says (JSON syntax, multipart framing).
-    MalformedBody = "malformed_body", Medium, "RFC 8259; RFC 7578";
-    /// A configured limit (size, depth, parts, findings) was reached; the rest was not inspected.
-    LimitExceeded = "limit_exceeded", High, "utf8gate limits";
-    /// A header that must appear once (`Host`, `Content-Type`, a part's `Content-Disposition`)
-    /// appears more than once, or `Content-Length` lines disagree: two readings of one request.
-    RepeatedHeader = "repeated_header", High, "RFC 9110 §5.3; RFC 9112 §3.2, §6.3; RFC 7578 §4.2";
-    /// A media-type or disposition parameter (`charset`, `boundary`, `name`, `filename`) given
-    /// more than once: parsers disagree on which one counts.
-    RepeatedParameter = "repeated_parameter", High, "RFC 9110 §5.6.6; RFC 7578 §4.2";
-    /// A parameter that parsers read differently: RFC 2231 continuations, backslash escapes in
-    /// a quoted string, an unterminated quote, `filename` and `filename*` that disagree.
-    AmbiguousParameter = "ambiguous_parameter", High, "RFC 2231 §3; RFC 9110 §5.6.4; RFC 7578 §4.2";
-    /// A `Host` that is not an ASCII reg-name, IPv4 address or IP literal with a numeric port
-    /// (escapes, controls, non-ASCII: IDNs must arrive as A-labels).
-    MalformedHost = "malformed_host", High, "RFC 9112 §3.2; RFC 3986 §3.2.2; RFC 5890 §2.3.2.1";
-    /// A content or transfer coding utf8gate does not decode (or the profile refuses codings),
-    /// codings stacked deeper than the limit, or a malformed coding list.
-    UnsupportedCoding = "unsupported_coding", Medium, "RFC 9110 §8.4, §15.5.16";
-    /// A coded body that does not decode: a corrupt or truncated gzip, deflate or brotli
-    /// stream, or bytes after its end.
-    CorruptCoding = "corrupt_coding", High, "RFC 9110 §8.4.1; RFC 1950; RFC 1951; RFC 1952; RFC 7932";
-    /// A multipart part with a `Content-Transfer-Encoding` other than 7bit, 8bit or binary.
-    TransferEncodedPart = "transfer_encoded_part", High, "RFC 7578 §4.7; RFC 2045 §6";
-    /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
-    /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
-    IdentityNotEnforced = "identity_not_enforced", Medium, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2";
-    /// An identity field its PRECIS profile refuses: a disallowed code point (controls,
-    /// symbols, compatibility characters such as U+017F), an empty value, the bidi rule.
-    IdentityDisallowed = "identity_disallowed", High, "RFC 8264 §8, §9; RFC 5893 §2";
-    /// An identity field that another string matches under case-insensitive comparison with
-    /// full case mapping (`ı` and `I`, `ß` and `SS`): upper-casing it then lower-casing it
-    /// gives another string.
-    IdentityCaseCollision = "identity_case_collision", High, "CVE-2019-19844; Unicode §5.18; RFC 8265 §3.3.1";
-    /// An identity field above its configured UTS #39 restriction level (`pаypal` with a
-    /// Cyrillic `а`): the scripts are named.
-    MixedScript = "mixed_script", High, "UTS #39 §5.2";
-    /// The request was described by a proxy in string fields only (Envoy's gRPC `ext_authz`
-    /// without `encode_raw_headers` or `pack_as_bytes`): invalid UTF-8 may already have been
-    /// replaced before utf8gate saw it, so the checks ran blind. Set by the server
-    /// ([`Request::string_fields_only`](crate::Request::string_fields_only)).
-    StringFieldsOnly = "string_fields_only", High, "CVE-2024-23324; envoyproxy/envoy#9822, #27386";
-}
+pub use kinds::{FindingKind, KindClass, Severity};
 
 impl FindingKind {
     /// The finding kind of a codec malformation.
@@ -170,27 +40,28 @@ impl FindingKind {
     /// `true` for the kinds that mean "this request has more than one reading, or a layer
     /// utf8gate does not read": no rewrite can fix them, every profile rejects them.
     pub fn is_reading(self) -> bool {
-        use FindingKind::*;
-        matches!(
-            self,
-            RepeatedHeader
-                | RepeatedParameter
-                | AmbiguousParameter
-                | MalformedHost
-                | UnsupportedCoding
-                | CorruptCoding
-                | TransferEncodedPart
-        )
+        self.class() == KindClass::Reading
     }
 
     /// `true` for the kinds of identity fields (`[[identity]]`): their action is the identity
     /// table's, never a profile rule's.
     pub fn is_identity(self) -> bool {
-        use FindingKind::*;
+        self.class() == KindClass::Identity
+    }
+
+    /// Whether a report shows a finding's bytes (malformed sequences and characters, not
+    /// structure).
+    pub fn shows_bytes(self) -> bool {
         matches!(
-            self,
-            IdentityNotEnforced | IdentityDisallowed | IdentityCaseCollision | MixedScript
+            self.class(),
+            KindClass::Malformed | KindClass::Disguise | KindClass::Character
         )
+    }
+
+    /// Whether a lax reader makes something else of a finding's bytes (a malformed sequence's
+    /// value, a lookalike's ASCII): what it reads is worth saying.
+    pub fn reads_otherwise(self) -> bool {
+        matches!(self.class(), KindClass::Malformed | KindClass::Disguise)
     }
 
     /// Parses a name produced by [`FindingKind::as_str`].
@@ -222,22 +93,6 @@ impl fmt::Display for FindingKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// How serious a finding is in itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Informational.
-    Info,
-    /// Worth a log line.
-    Low,
-    /// Suspicious.
-    Medium,
-    /// An encoding trick with no legitimate use.
-    High,
-    /// A known attack shape (overlong separators, traversal).
-    Critical,
 }
 
 /// What the policy does about a finding.

@@ -43,10 +43,11 @@ mod verdict;
 pub use checks::lookalike::Table as LookalikeTable;
 pub use evaluate::{Evaluation, evaluate, evaluate_upload};
 pub use exclusion::{Exclusion, ExclusionSpec, Target};
-pub use finding::{Action, Finding, FindingKind, Severity};
+pub use finding::{Action, Finding, FindingKind, KindClass, Severity};
 pub use identity::{
     Identity, IdentityAction, IdentityKind, IdentityReport, IdentitySpec, Restriction,
 };
+pub use layers::body::streamable;
 pub use layers::coding;
 pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};

@@ -46,6 +46,10 @@ pub struct Request {
     /// have rewritten (Envoy's gRPC `ext_authz` without raw fields): the evaluation reports
     /// `string_fields_only` at the headers, whose action the profile chooses.
     pub string_fields_only: bool,
+    /// `true` when the request arrived as HTTP/1.1, whose requests must carry `Host` (RFC 9112
+    /// §3.2): one without is `malformed_host`. HTTP/2 and HTTP/3 carry the authority in the
+    /// request line; a proxy's description of a request has already been held to it.
+    pub host_required: bool,
 }
 
 impl Request {
@@ -63,6 +67,7 @@ impl Request {
             headers: Vec::new(),
             body: Vec::new(),
             string_fields_only: false,
+            host_required: false,
         }
     }
 

@@ -161,6 +161,7 @@ pub(crate) fn write_back(
         headers: request.headers.clone(),
         body: Vec::new(),
         string_fields_only: request.string_fields_only,
+        host_required: request.host_required,
     };
     let mut body_edited = false;
     edits.sort_by_key(|e| (e.0, e.1.start));

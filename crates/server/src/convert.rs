@@ -14,6 +14,7 @@ pub fn to_policy_owning(parts: &Parts, body: Vec<u8>, mode: Mode) -> Request {
     let mut request = Request::new(parts.method.as_str(), target.as_bytes()).mode(mode);
     request.headers = headers(&parts.headers);
     request.body = body;
+    request.host_required = mode == Mode::Proxy && parts.version == axum::http::Version::HTTP_11;
     request
 }
 

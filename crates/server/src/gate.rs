@@ -250,7 +250,7 @@ async fn evaluate(
         };
         (evaluation, request)
     };
-    let coded = coded(&request);
+    let coded = utf8gate_policy::coding::is_coded(&request);
     // The expansion ratio is checked only at the end: a body may decode up to the limit first.
     if coded && !request.body.is_empty() {
         let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
@@ -272,14 +272,4 @@ async fn evaluate(
         Ok(e) => Ok(e),
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     }
-}
-
-/// `true` if `request`'s body is declared coded (a content coding, a transfer coding other
-/// than `chunked`), so that evaluating it decodes it.
-fn coded(request: &Request) -> bool {
-    request.headers.iter().any(|(name, value)| {
-        name.eq_ignore_ascii_case("content-encoding")
-            || (name.eq_ignore_ascii_case("transfer-encoding")
-                && !value.eq_ignore_ascii_case(b"chunked"))
-    })
 }

@@ -9,6 +9,7 @@ use crate::support::*;
 
 mod codings;
 mod forwarding;
+mod head;
 mod headers;
 
 /// A recording upstream and a gateway in front of it, configured with `toml`.

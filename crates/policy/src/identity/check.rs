@@ -56,6 +56,22 @@ pub(crate) fn check(
         IdentityKind::Nickname => ("Nickname", Nickname::enforce(text)),
         IdentityKind::Opaque => ("OpaqueString", OpaqueString::enforce(text)),
     };
+    // Enforcement must be idempotent (RFC 8264 §7): the PRECIS crate checks code points before
+    // NFC, so U+0387 enforces to U+00B7, whose context rule the enforced form then fails. Such
+    // a value has no enforced form that its own profile accepts.
+    let again = |e: &str| match kind {
+        IdentityKind::Username => UsernameCasePreserved::enforce(e).map(|a| a == e),
+        IdentityKind::Nickname => Nickname::enforce(e).map(|a| a == e),
+        IdentityKind::Opaque => OpaqueString::enforce(e).map(|a| a == e),
+    };
+    let enforced = enforced.and_then(|e| match e.as_ref() != text {
+        true => again(&e).and_then(|stable| {
+            stable
+                .then_some(e)
+                .ok_or(precis_profiles::precis_core::Error::Invalid)
+        }),
+        false => Ok(e),
+    });
     let enforced = match enforced {
         Ok(e) => e,
         Err(error) => {

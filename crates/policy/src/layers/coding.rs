@@ -90,6 +90,15 @@ pub fn request_codings(
     Ok(codings)
 }
 
+/// `true` if `request`'s body is declared coded (a content or transfer coding but `chunked`).
+pub fn is_coded(request: &Request) -> bool {
+    request.headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("content-encoding")
+            || (name.eq_ignore_ascii_case("transfer-encoding")
+                && !value.eq_ignore_ascii_case(b"chunked"))
+    })
+}
+
 /// Appends the codings of one header line (`None` for `chunked`).
 fn list(value: &[u8], transfer: bool, out: &mut Vec<Option<Coding>>) -> Result<(), CodingError> {
     for element in value.split(|&b| b == b',') {

@@ -4,6 +4,7 @@
 //! gateway cannot know which one the backend takes.
 
 use super::decomposed::Decomposed;
+use super::media_type::is_tchar;
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::request::{Request, split_params, trim};
@@ -39,6 +40,10 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
             _ => {}
         }
     }
+    if with_host && request.host_required && counts[0] == 0 {
+        let why = "an HTTP/1.1 request without Host (RFC 9112 §3.2 answers 400)".to_string();
+        out.structural_named(Part::Header, "host", FindingKind::MalformedHost, 0, why);
+    }
     for (name, count) in SINGLETONS.iter().zip(counts) {
         if count > 1 && (with_host || *name != "host") {
             out.structural_named(
@@ -52,6 +57,9 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
     }
     if lengths {
         content_lengths(request, out);
+    }
+    if with_host {
+        super::header_names::check(request, out);
     }
 }
 
@@ -97,7 +105,9 @@ fn content_lengths(request: &Request, out: &mut Decomposed) {
 /// A media type (`Content-Type` of the request or of a part) whose parameters are read two
 /// ways: a parameter given twice, an unterminated quoted string, a backslash escape.
 pub(crate) fn media_type_parameters(value: &[u8], part: Part, name: &str, out: &mut Decomposed) {
-    if let Some((offset, kind, why)) = parameter_ambiguity(value) {
+    if let Some((offset, why)) = super::media_type::second_reading(value) {
+        out.structural_named(part, name, FindingKind::AmbiguousMediaType, offset, why);
+    } else if let Some((offset, kind, why)) = parameter_ambiguity(value) {
         out.structural_named(part, name, kind, offset, why);
     }
 }
@@ -195,11 +205,6 @@ fn quoted_string_end(raw: &[u8]) -> Option<usize> {
         }
     }
     None
-}
-
-/// RFC 9110 §5.6.2 `tchar`.
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// RFC 9112 §3.2 / RFC 3986 §3.2.2: an IP literal, or a reg-name of letters, digits, `-`, `.`,

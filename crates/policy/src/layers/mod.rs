@@ -4,13 +4,17 @@ pub(crate) mod body;
 pub mod coding;
 mod decomposed;
 pub(crate) mod head;
+mod header_names;
 mod headers;
 pub(crate) mod json;
+mod media_type;
 pub(crate) mod multipart;
 pub(crate) mod parts;
 mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
+mod reading;
+mod readings;
 mod transfer;
 
 pub(crate) use decomposed::Decomposed;
@@ -27,9 +31,6 @@ pub(crate) fn decoded(
     request: &Request,
     profile: &Profile,
 ) -> (Option<Request>, Option<(Location, RawFinding)>) {
-    if request.body.is_empty() {
-        return (None, None);
-    }
     let finding = |kind, message: String| {
         let location = Location::part(Part::Header).with_name(b"content-encoding");
         Some((
@@ -44,7 +45,8 @@ pub(crate) fn decoded(
     };
     let codings =
         match coding::request_codings(request, profile.readings.content_codings, &profile.limits) {
-            Ok(c) if c.is_empty() => return (None, None),
+            // A coding list is read even without a body (`chunked` twice is refused either way).
+            Ok(c) if c.is_empty() || request.body.is_empty() => return (None, None),
             Ok(c) => c,
             Err(e) => {
                 return (

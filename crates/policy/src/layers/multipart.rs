@@ -14,6 +14,7 @@ use core::ops::Range;
 
 use crate::finding::FindingKind;
 use crate::layers::head::parameter_ambiguity;
+use crate::layers::media_type::is_tchar;
 use crate::layers::percent;
 use crate::request::{ContentType, split_params, trim};
 
@@ -142,6 +143,16 @@ pub(crate) fn parts(
             if line[..colon].iter().any(|b| b.is_ascii_whitespace()) {
                 return Err(malformed(line_start, "white space in a part header name"));
             }
+            if let Some(bad) = line[..colon].iter().position(|&b| !is_tchar(b)) {
+                part.ambiguities.push((
+                    line_start + bad,
+                    FindingKind::AmbiguousHeaderName,
+                    format!(
+                        "byte 0x{:02X} in a part header name, which is not a token",
+                        line[bad]
+                    ),
+                ));
+            }
             header_lines += 1;
             if header_lines > max_headers {
                 return Err(MultipartError::TooManyHeaders { limit: max_headers });
@@ -189,13 +200,30 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
         ));
         return;
     }
-    if matches!(name, "content-disposition" | "content-type") {
+    let media_type = (name == "content-type")
+        .then(|| super::media_type::second_reading(&body[value.clone()]))
+        .flatten();
+    if let Some((offset, why)) = media_type {
+        let kind = FindingKind::AmbiguousMediaType;
+        part.ambiguities.push((value.start + offset, kind, why));
+    } else if matches!(name, "content-disposition" | "content-type") {
         if let Some((offset, kind, why)) = parameter_ambiguity(&body[value.clone()]) {
             part.ambiguities.push((value.start + offset, kind, why));
         }
     }
     match name {
         "content-disposition" => {
+            let kind = split_params(&body[value.clone()])
+                .next()
+                .unwrap_or_default();
+            if !kind.trim_ascii().eq_ignore_ascii_case(b"form-data") {
+                part.ambiguities.push((
+                    value.start,
+                    FindingKind::AmbiguousParameter,
+                    "a disposition type other than form-data: parsers read the part or skip it"
+                        .to_string(),
+                ));
+            }
             disposition_params(body, value.clone(), part);
             // Bytes that are not UTF-8 outside the parameters checked as fields: parsers read
             // such a line as UTF-8 with replacement, as Latin-1, or refuse it.
@@ -353,43 +381,4 @@ pub(crate) fn unquote_inner(value: &[u8]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const BODY: &[u8] = b"preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello\r\n--XyZ\r\nContent-Disposition: form-data; name=\"up\"; filename=\"a\\\"b.txt\"; filename*=UTF-8''%c0%ae.txt\r\nContent-Type: text/plain\r\n\r\nline1\r\nline2\r\n--XyZ--\r\n";
-
-    #[test]
-    fn finds_every_span() {
-        let parts = parts(BODY, b"XyZ", 10, 1000).unwrap();
-        assert_eq!(parts.len(), 2);
-        assert_eq!(&BODY[parts[0].name.clone().unwrap()], b"title");
-        assert_eq!(&BODY[parts[0].content.clone()], b"hello");
-        assert_eq!(&BODY[parts[1].filename.clone().unwrap()], b"a\\\"b.txt");
-        assert_eq!(
-            unquote_inner(&BODY[parts[1].filename.clone().unwrap()]),
-            b"a\"b.txt"
-        );
-        assert_eq!(&BODY[parts[1].filename_ext.clone().unwrap()], b"%c0%ae.txt");
-        assert_eq!(parts[1].content_type.as_deref(), Some("text/plain"));
-        assert_eq!(&BODY[parts[1].content.clone()], b"line1\r\nline2");
-        assert_eq!(parts[1].headers.len(), 2);
-    }
-
-    #[test]
-    fn bounded_and_strict_about_framing() {
-        assert_eq!(
-            parts(BODY, b"XyZ", 1, 1000),
-            Err(MultipartError::TooManyParts { limit: 1 })
-        );
-        assert!(matches!(
-            parts(b"--XyZ\r\n\r\nunterminated", b"XyZ", 5, 1000),
-            Err(MultipartError::Malformed { .. })
-        ));
-        assert!(matches!(
-            parts(b"no delimiter", b"XyZ", 5, 1000),
-            Err(MultipartError::Malformed { .. })
-        ));
-        assert_eq!(parts(b"--b--", b"b", 5, 1000), Ok(vec![]));
-        assert_eq!(quote(b"a\"b\\"), b"a\\\"b\\\\");
-    }
-}
+mod tests;

@@ -3,6 +3,7 @@
 //! transfer encodings or foreign charsets), and every ambiguity of the splitter refused.
 
 use super::decomposed::{Decomposed, whole_body};
+use super::reading::BodyReading;
 use super::transfer::{decode_base64, decode_quoted_printable};
 use super::{multipart, percent};
 use crate::field::{Container, Encoding, Field};
@@ -10,6 +11,14 @@ use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{CharsetReading, PartEncodingReading, Profile};
 use crate::request::{ContentType, is_binary, is_utf8_label, trim};
+
+/// The multipart reading.
+pub(crate) const READING: BodyReading = BodyReading {
+    name: "multipart",
+    claims: ContentType::is_multipart,
+    sniffed: None,
+    read: multipart_body,
+};
 
 /// The fields of a multipart body.
 pub(crate) fn multipart_body<'a>(

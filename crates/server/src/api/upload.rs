@@ -6,7 +6,7 @@ use axum::extract::{FromRequest, FromRequestParts, Query};
 use axum::http::{HeaderMap, HeaderValue, header, request::Parts};
 use http_body_util::BodyExt;
 use serde::Deserialize;
-use utf8gate_policy::{BodyScan, ContentType, Mode, Profile, Verdict};
+use utf8gate_policy::{BodyScan, Mode, Profile, Verdict};
 
 use crate::budget::{Buffer, Charge};
 use crate::layers::body_limit::read_whole;
@@ -88,16 +88,7 @@ pub fn upload(headers: &HeaderMap, body: Vec<u8>) -> utf8gate_policy::Request {
 /// Whether a body of this content type is validated as it streams in (plain text in UTF-8 or
 /// ASCII, octet streams, no content type).
 pub fn streamable(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .is_none_or(|v: &HeaderValue| {
-            let ct = ContentType::parse(v.as_bytes());
-            let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
-            plain
-                && ct
-                    .charset()
-                    .is_none_or(|c| matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii"))
-        })
+    utf8gate_policy::streamable(headers.get(header::CONTENT_TYPE).map(HeaderValue::as_bytes))
 }
 
 /// A streamed scan: the codec checks over the whole body (its codings undone on the way), up

@@ -22,7 +22,7 @@ pub(super) fn sentences(verdict: &Verdict) -> Vec<String> {
             let what = FindingKind::ALL
                 .iter()
                 .find(|k| k.as_str() == kind)
-                .map_or("a finding of kind", |&k| what(k));
+                .map_or("a finding of kind", |&k| k.sentence());
             out.push(format!("The request {what} ({kind}, {times} times)."));
         }
     }
@@ -31,14 +31,14 @@ pub(super) fn sentences(verdict: &Verdict) -> Vec<String> {
 
 /// "The path contains an overlong UTF-8 sequence (bytes C0 AE), which some servers read as '.'."
 fn sentence(finding: &Finding, times: u64) -> String {
-    let mut text = format!("{} {}", subject(&finding.location), what(finding.kind));
-    if !finding.bytes.is_empty() && shows_bytes(finding.kind) {
+    let mut text = format!("{} {}", subject(&finding.location), finding.kind.sentence());
+    if !finding.bytes.is_empty() && finding.kind.shows_bytes() {
         text.push_str(&format!(" (bytes {})", finding.bytes));
     }
     if let Some(lax) = finding
         .lax_scalar
         .as_ref()
-        .filter(|_| reads_otherwise(finding.kind))
+        .filter(|_| finding.kind.reads_otherwise())
     {
         text.push_str(&format!(", which some servers read as {}", read_as(lax)));
     }
@@ -91,86 +91,6 @@ fn subject(location: &Location) -> String {
         Part::UrlPath => format!("The path in the header{name}"),
         Part::UrlQuery => format!("The query in the header{name}"),
         Part::HeaderParameter => format!("A parameter of the header{name}"),
-    }
-}
-
-/// Whether the offending bytes say something (malformed sequences and characters, not
-/// structure).
-fn shows_bytes(kind: FindingKind) -> bool {
-    kind.is_malformed_utf8()
-        || matches!(
-            kind,
-            FindingKind::Nul
-                | FindingKind::Control
-                | FindingKind::BidiControl
-                | FindingKind::Noncharacter
-                | FindingKind::Lookalike
-                | FindingKind::MisplacedBom
-                | FindingKind::Bom
-        )
-}
-
-/// Whether a lax reader makes something else of the bytes of `kind` (a malformed sequence's
-/// value, a lookalike's ASCII): what it reads is worth saying.
-fn reads_otherwise(kind: FindingKind) -> bool {
-    kind.is_malformed_utf8()
-        || matches!(kind, FindingKind::Lookalike | FindingKind::IisUnicodeEscape)
-}
-
-/// What a finding of `kind` is, after its subject.
-fn what(kind: FindingKind) -> &'static str {
-    use FindingKind::*;
-    match kind {
-        Overlong => "contains an overlong UTF-8 sequence",
-        Surrogate => "contains a UTF-16 surrogate encoded as UTF-8, which is not valid UTF-8",
-        Cesu8Pair => "contains a CESU-8 surrogate pair instead of a four-byte UTF-8 sequence",
-        AboveMax => "contains a sequence above U+10FFFF, the last Unicode code point",
-        LegacyForm => "contains a five- or six-byte sequence of the obsolete RFC 2279 form",
-        InvalidByte => "contains a byte that never appears in UTF-8",
-        UnexpectedContinuation => "contains a continuation byte where a character should start",
-        Truncated => "contains a UTF-8 sequence cut short",
-        MalformedEscape => "contains a '%' not followed by two hexadecimal digits",
-        IisUnicodeEscape => "contains an IIS-style %u escape, which some servers decode",
-        DoubleEncoding => "contains a percent escape that is still an escape after decoding",
-        EncodedSeparator => "contains an encoded slash or backslash (%2F or %5C)",
-        Traversal => "contains a '.' or '..' segment or a separator hidden by an encoding trick",
-        DotSegment => "contains a '.' or '..' segment",
-        Bom => "starts with a byte order mark",
-        MisplacedBom => "contains U+FEFF (zero width no-break space) inside the text",
-        NotNfc => "contains text that is not in Unicode Normalization Form C",
-        ExcessiveCombining => "contains more than 30 combining marks in a row",
-        Lookalike => "contains a character that some servers turn into ASCII syntax",
-        Nul => "contains a NUL character",
-        Control => "contains a control character",
-        BidiControl => {
-            "contains a bidirectional text control, which can make text read out of order"
-        }
-        Noncharacter => "contains a Unicode noncharacter",
-        EscapedSurrogate => "contains a JSON \\u escape of a lone surrogate",
-        ForeignCharset => "declares a character set other than UTF-8",
-        MalformedBody => "does not parse as its content type says",
-        LimitExceeded => "goes past a configured limit, so the rest was not inspected",
-        RepeatedHeader => "repeats a header that must appear once",
-        RepeatedParameter => "repeats a parameter that must appear once",
-        AmbiguousParameter => "has a parameter that parsers read differently",
-        MalformedHost => "has a Host that is not a plain host name or address",
-        UnsupportedCoding => "uses a content or transfer coding utf8gate does not decode",
-        CorruptCoding => "has a compressed body that does not decompress",
-        TransferEncodedPart => "has a multipart part with a transfer encoding",
-        IdentityNotEnforced => {
-            "has an identity field (a username, a nickname) not in its enforced PRECIS form"
-        }
-        IdentityDisallowed => "has an identity field with a character its PRECIS profile refuses",
-        IdentityCaseCollision => {
-            "has an identity field that compares equal to another one when case is ignored"
-        }
-        MixedScript => {
-            "has an identity field that mixes scripts (a homograph such as a Cyrillic a in a Latin name)"
-        }
-        StringFieldsOnly => {
-            "was described by the proxy in string fields only, which may hide invalid bytes"
-        }
-        _ => "has a problem utf8gate refuses",
     }
 }
 
@@ -232,7 +152,10 @@ mod tests {
     fn every_kind_has_its_own_words() {
         let mut seen = BTreeSet::new();
         for &kind in FindingKind::ALL {
-            assert!(seen.insert(what(kind)), "{kind:?} says what another says");
+            assert!(
+                seen.insert(kind.sentence()),
+                "{kind:?} says what another says"
+            );
         }
     }
 }

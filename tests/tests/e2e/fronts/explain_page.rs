@@ -67,11 +67,18 @@ async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_expl
     let marked = text_of(&dom, "div", "marked");
     assert_eq!(dom.matches("<mark ").count(), 1, "{dom}");
     assert_eq!(marked.matches("lax reading: U+002E").count(), 1, "{marked}");
-    assert!(marked.contains("4 bytes: a run of 2 adjacent, the first C0 AE"), "{marked}");
+    assert!(
+        marked.contains("4 bytes: a run of 2 adjacent, the first C0 AE"),
+        "{marked}"
+    );
     assert!(marked.starts_with("..⟨C0⟩⟨AE⟩"), "{marked}");
     let hex = text_of(&dom, "div", "hex");
     assert!(hex.contains("2E 2E C0 AE C0 AE 2F"), "{hex}");
-    assert_eq!(dom.matches("<strong>C0 AE C0 AE</strong>").count(), 1, "{dom}");
+    assert_eq!(
+        dom.matches("<strong>C0 AE C0 AE</strong>").count(),
+        1,
+        "{dom}"
+    );
     assert!(dom.contains("<td>C0 AE (×2)</td>"), "{dom}");
     assert_eq!(
         text_of(&dom, "pre", "sanitized"),

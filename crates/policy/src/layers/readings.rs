@@ -1,0 +1,49 @@
+//! The body readings, in the order they are tried: a body is read by the first that claims
+//! its media type, and a body of no type (or `text/plain`, `application/octet-stream`) is also
+//! read by each that sniffs it, as a check-only second reading. A type none claims is read as
+//! one text field.
+
+mod form;
+mod json_body;
+
+use super::reading::BodyReading;
+
+/// Every body reading. Adding one: its module (with `READING`), and a line here.
+pub(crate) const READINGS: [&BodyReading; 3] =
+    [&json_body::READING, &form::READING, &super::parts::READING];
+
+/// The reading that claims `ct`, if any.
+pub(crate) fn claiming(ct: &crate::request::ContentType) -> Option<&'static BodyReading> {
+    READINGS.into_iter().find(|r| (r.claims)(ct))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::ContentType;
+
+    #[test]
+    fn each_reading_has_its_own_name_selector_and_types() {
+        for (i, reading) in READINGS.iter().enumerate() {
+            assert!(READINGS[i + 1..].iter().all(|r| r.name != reading.name));
+            assert!(
+                crate::exclusion::Target::KEYS.contains(&reading.name),
+                "{} is no [[exclusion]] selector",
+                reading.name
+            );
+        }
+        for (essence, name) in [
+            ("application/json", Some("json")),
+            ("application/vnd.api+json", Some("json")),
+            ("application/x-www-form-urlencoded", Some("form")),
+            ("multipart/form-data", Some("multipart")),
+            ("text/plain", None),
+            ("application/octet-stream", None),
+        ] {
+            let ct = ContentType::parse(essence.as_bytes());
+            let claiming: Vec<_> = READINGS.iter().filter(|r| (r.claims)(&ct)).collect();
+            assert!(claiming.len() <= 1, "{essence} is claimed twice");
+            assert_eq!(claiming.first().map(|r| r.name), name, "{essence}");
+        }
+    }
+}

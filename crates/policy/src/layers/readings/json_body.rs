@@ -1,0 +1,127 @@
+//! The JSON reading: `application/json` and `+json` bodies, and bodies of no type or
+//! `text/plain` that parse as JSON (a second reading: frameworks that sniff read them so).
+
+use super::super::decomposed::Decomposed;
+use super::super::json;
+use super::super::reading::BodyReading;
+use crate::field::{Container, Encoding, Field};
+use crate::finding::{FindingKind, Fix, RawFinding};
+use crate::found::{Found, KindSet, Report};
+use crate::location::{Location, Part};
+use crate::profile::Profile;
+use crate::request::ContentType;
+
+/// The JSON reading.
+pub(crate) const READING: BodyReading = BodyReading {
+    name: "json",
+    claims: ContentType::is_json,
+    sniffed: Some(sniffed),
+    read,
+};
+
+/// The limits of a JSON scan under `profile`.
+fn limits(profile: &Profile) -> json::JsonLimits {
+    json::JsonLimits {
+        max_depth: profile.limits.max_json_depth,
+        max_strings: profile.limits.max_json_strings,
+    }
+}
+
+/// A body that starts like JSON and parses as JSON: its strings.
+fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Decomposed<'a>) {
+    let first = body.iter().find(|b| !b.is_ascii_whitespace());
+    if !matches!(first, Some(b'{' | b'[' | b'"')) {
+        return;
+    }
+    if let Ok(strings) = json::scan(body, limits(profile)) {
+        json_fields(strings, 0, out);
+    }
+}
+
+/// A JSON body (`application/json`, `+json`): every key and string a field, its `\\u` escapes
+/// decoded; a body that is not JSON is `malformed_body` and its bytes are still checked as
+/// text (the application may read it so).
+fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
+    let mut start = 0;
+    if body.starts_with(&utf8gate_codec::UTF8_BOM) {
+        // The document's signature is a field of its own, so that it can be stripped alone.
+        let mut bom = Field::raw(
+            Location::part(Part::Body),
+            &body[..3],
+            Container::Body,
+            0..3,
+        );
+        bom.at_body_start = true;
+        out.fields.push(bom);
+        start = 3;
+    }
+    match json::scan(&body[start..], limits(profile)) {
+        Ok(strings) => json_fields(strings, start, out),
+        Err(e) => {
+            let (kind, offset, message) = match e {
+                json::JsonError::Syntax { offset, message } => (
+                    FindingKind::MalformedBody,
+                    offset,
+                    format!("not JSON: {message} at byte {}", start + offset),
+                ),
+                json::JsonError::TooDeep { offset, limit } => (
+                    FindingKind::LimitExceeded,
+                    offset,
+                    format!("JSON nested deeper than {limit}"),
+                ),
+                json::JsonError::TooManyStrings { limit } => (
+                    FindingKind::LimitExceeded,
+                    0,
+                    format!("more than {limit} JSON strings"),
+                ),
+            };
+            out.structural(Part::Body, kind, start + offset, message);
+            // The application may still read it as text: check the bytes anyway.
+            let rest = &body[start..];
+            let mut field = Field::raw(
+                Location::part(Part::Body),
+                rest,
+                Container::Body,
+                start..body.len(),
+            );
+            field.at_body_start = start == 0;
+            out.fields.push(field);
+        }
+    }
+}
+
+/// The fields of a scanned JSON document whose first byte is at `start` of the body.
+fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decomposed) {
+    for s in strings {
+        let part = if s.is_key {
+            Part::JsonKey
+        } else {
+            Part::JsonString
+        };
+        let mut layer_findings = Found::new(out.layer_room, KindSet::default());
+        for &(at, unit) in &s.lone_surrogates {
+            let kind = FindingKind::EscapedSurrogate;
+            layer_findings.report(kind, at, 3, Fix::None, || {
+                RawFinding::new(
+                    kind,
+                    at,
+                    &s.value[at..(at + 3).min(s.value.len())],
+                    Fix::None,
+                    Some(utf8gate_codec::format_scalar(u32::from(unit))),
+                    format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
+                )
+            });
+        }
+        out.layer_room -= layer_findings.detailed.len();
+        out.fields.push(Field {
+            location: Location::part(part).with_pointer(&s.pointer),
+            bytes: s.value.into(),
+            container: Container::Body,
+            span: start + s.raw.start..start + s.raw.end,
+            encoding: Encoding::JsonString,
+            at_body_start: false,
+            layer_findings,
+            check_only: false,
+        });
+    }
+}

@@ -1,0 +1,177 @@
+//! The media type and header names read as backends read them: a `Content-Type` with a second
+//! reading, a charset named elsewhere (`X-Up-Devcap-Post-Charset`, a `_charset_` form field),
+//! header names that are one after CGI's `-`/`_` translation or are not tokens, and the same
+//! in multipart part headers. Every built-in profile refuses them; benign shapes pass.
+
+mod support;
+
+use support::requests::{kinds_of, post, rejects_with};
+
+use utf8gate_policy::{CharsetReading, Decision, FindingKind, Profile, Request, evaluate};
+
+fn profiles() -> Vec<Profile> {
+    Profile::BUILT_IN
+        .iter()
+        .filter(|n| **n != "monitor")
+        .map(|n| Profile::built_in(n).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_content_type_with_a_second_reading_is_refused_by_every_profile() {
+    for ct in [
+        &b"application/x-www-form-urlencoded, text/plain"[..],
+        b"text/plain, application/x-www-form-urlencoded",
+        b"application/x-www-form-urlencoded-v2",
+        b"application/x-www-form-urlencoded; x=\"charset=ibm037\"",
+        b"text/plain; charset=utf-8, charset=ibm037",
+        b"application/json junk",
+        b"multipart/form-data-x; boundary=a",
+    ] {
+        for profile in profiles() {
+            let request = post(ct, None, b"a=%C0%AE%C0%AE%2F");
+            rejects_with(&profile, &request, FindingKind::AmbiguousMediaType);
+        }
+    }
+}
+
+#[test]
+fn benign_media_types_pass() {
+    for ct in [
+        &b"application/x-www-form-urlencoded"[..],
+        b"application/x-www-form-urlencoded;charset=UTF-8",
+        b"application/x-www-form-urlencoded; charset=\"utf-8\"",
+        b"text/plain;charset=US-ASCII",
+        b"application/json",
+        b"application/problem+json; charset=utf-8",
+    ] {
+        let body: &[u8] = if ct.windows(4).any(|w| w == b"json") {
+            b"{\"a\":\"b\"}"
+        } else {
+            b"a=b"
+        };
+        let e = evaluate(&Profile::strict(), &post(ct, None, body));
+        assert_eq!(
+            e.verdict.decision,
+            Decision::Allow,
+            "{ct:?}: {:?}",
+            e.verdict
+        );
+    }
+}
+
+#[test]
+fn charsets_named_outside_the_media_type_are_charsets() {
+    let strict = Profile::strict();
+    let form = b"application/x-www-form-urlencoded";
+    let devcap = post(form, None, b"q=%4c%6f").header("X-Up-Devcap-Post-Charset", b"ibm037");
+    rejects_with(&strict, &devcap, FindingKind::ForeignCharset);
+    let utf8 = post(form, None, b"q=a").header("X-Up-Devcap-Post-Charset", b"UTF-8");
+    assert_eq!(evaluate(&strict, &utf8).verdict.decision, Decision::Allow);
+
+    let sling = post(form, None, b"_charset_=ibm037&q=%4c%6f");
+    rejects_with(&strict, &sling, FindingKind::ForeignCharset);
+    let browser = post(form, None, b"_charset_=UTF-8&q=caf%C3%A9");
+    assert_eq!(
+        evaluate(&strict, &browser).verdict.decision,
+        Decision::Allow
+    );
+}
+
+#[test]
+fn a_transcoding_profile_checks_form_fields_as_their_charset_reads_them() {
+    let mut profile = Profile::strict();
+    profile.readings.charsets = CharsetReading::Transcode;
+    profile.set(
+        FindingKind::ForeignCharset,
+        utf8gate_policy::Rule {
+            default: utf8gate_policy::Action::Log,
+            classes: Default::default(),
+        },
+    );
+    // In windows-1252, 0x85 is U+2026 and "%00" is a NUL: the transcoded field has a NUL.
+    let form = b"application/x-www-form-urlencoded";
+    let request = post(form, None, b"_charset_=windows-1252&q=a%00");
+    rejects_with(&profile, &request, FindingKind::Nul);
+    // Both readings are checked: the UTF-8 one (backends that ignore _charset_) too.
+    let clean = post(form, None, b"_charset_=windows-1252&q=caf%C3%A9");
+    let kinds = kinds_of(&profile, &clean);
+    assert_eq!(
+        evaluate(&profile, &clean).verdict.decision,
+        Decision::Allow,
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn header_names_one_after_translation_or_not_tokens_are_refused() {
+    let get = |headers: &[(&str, &[u8])]| {
+        headers.iter().fold(
+            Request::new("GET", b"/").header("Host", b"a.example"),
+            |r, (n, v)| r.header(n, v),
+        )
+    };
+    for headers in [
+        &[
+            ("X-Forwarded-For", &b"1.2.3.4"[..]),
+            ("X_Forwarded_For", b"127.0.0.1"),
+        ][..],
+        &[
+            ("X_Forwarded_For", &b"127.0.0.1"[..]),
+            ("x-forwarded-for", b"1.2.3.4"),
+        ][..],
+        &[("Content_Type", &b"application/json"[..])][..],
+        &[("Transfer_Encoding", &b"chunked"[..])][..],
+        &[("content_length", &b"5"[..])][..],
+        &[("conten\0-extra", &b"x"[..])][..],
+        &[("X-A b", &b"x"[..])][..],
+    ] {
+        for profile in profiles() {
+            rejects_with(&profile, &get(headers), FindingKind::AmbiguousHeaderName);
+        }
+    }
+    for benign in [
+        &[("X_Request_Id", &b"42"[..])][..],
+        &[("X-Request-Id", &b"1"[..]), ("x-request-id", b"2")][..],
+        &[("Accept-Language", &b"fr-CH, fr;q=0.9"[..])][..],
+    ] {
+        let kinds = kinds_of(&Profile::strict(), &get(benign));
+        assert!(
+            !kinds.contains(&FindingKind::AmbiguousHeaderName),
+            "{benign:?}: {kinds:?}"
+        );
+    }
+}
+
+/// WAFFLED's Flask bypasses: a NUL in a part header name or in the disposition type.
+#[test]
+fn part_header_names_and_disposition_types_are_tokens() {
+    let body = |head: &str| format!("--b\r\n{head}\r\n\r\n%C0%AE\r\n--b--\r\n").into_bytes();
+    for head in [
+        "Content-Disposition: form-data; name=\"a\"\r\nconten\0-extra: x",
+        "Content-Disposi\0tion: form-data; name=\"a\"",
+        "Content-Disposition: form-da\0a; name=\"a\"",
+        "Content-Disposition: attachment; name=\"a\"",
+        "Content-Disposition: form-data; name=\"a\"\r\nContent-Type: text/plain, text/html",
+    ] {
+        let request = post(b"multipart/form-data; boundary=b", None, &body(head));
+        let e = evaluate(&Profile::lossy(), &request);
+        assert_eq!(
+            e.verdict.decision,
+            Decision::Reject,
+            "{head:?}: {:?}",
+            e.verdict
+        );
+    }
+    let fine = post(
+        b"multipart/form-data; boundary=b",
+        None,
+        &body(
+            "Content-Disposition: form-data; name=\"a\"\r\nContent-Type: text/plain; charset=utf-8",
+        ),
+    );
+    assert_eq!(
+        evaluate(&Profile::strict(), &fine).verdict.decision,
+        Decision::Allow
+    );
+}
