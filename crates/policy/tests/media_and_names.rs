@@ -152,6 +152,7 @@ fn part_header_names_and_disposition_types_are_tokens() {
         "Content-Disposi\0tion: form-data; name=\"a\"",
         "Content-Disposition: form-da\0a; name=\"a\"",
         "Content-Disposition: attachment; name=\"a\"",
+        "Content-Disposition: form-data; name=\"a\"\r\n: x",
         "Content-Disposition: form-data; name=\"a\"\r\nContent-Type: text/plain, text/html",
     ] {
         let request = post(b"multipart/form-data; boundary=b", None, &body(head));
@@ -174,4 +175,21 @@ fn part_header_names_and_disposition_types_are_tokens() {
         evaluate(&Profile::strict(), &fine).verdict.decision,
         Decision::Allow
     );
+}
+
+/// HTTP Garden: `Content-Length: 010` is 10 to RFC 9110 and 8 to an octal reader.
+#[test]
+fn a_content_length_with_a_leading_zero_is_two_readings() {
+    let strict = Profile::strict();
+    let with = |length: &[u8]| {
+        Request::new("POST", b"/")
+            .header("Host", b"a.example")
+            .header("Content-Length", length)
+            .body(b"abcdefghij")
+    };
+    rejects_with(&strict, &with(b"010"), FindingKind::RepeatedHeader);
+    let ten = evaluate(&strict, &with(b"10")).verdict;
+    assert_eq!(ten.decision, Decision::Allow, "{ten:?}");
+    let zero = Request::new("POST", b"/").header("Content-Length", b"0");
+    assert_eq!(evaluate(&strict, &zero).verdict.decision, Decision::Allow);
 }

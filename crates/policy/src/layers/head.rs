@@ -72,7 +72,11 @@ fn content_lengths(request: &Request, out: &mut Decomposed) {
         }
         for element in value.split(|&b| b == b',') {
             let element = trim(element);
-            let numeric = !element.is_empty() && element.iter().all(u8::is_ascii_digit);
+            // `010` is 10 to RFC 9110 and 8 to a parser that reads octal: one digit or no
+            // leading zero.
+            let numeric = !element.is_empty()
+                && element.iter().all(u8::is_ascii_digit)
+                && (element.len() == 1 || element[0] != b'0');
             match seen {
                 _ if !numeric => {}
                 None => seen = Some(element),
@@ -94,7 +98,7 @@ fn content_lengths(request: &Request, out: &mut Decomposed) {
                     "content-length",
                     FindingKind::RepeatedHeader,
                     0,
-                    "Content-Length is not a decimal number".to_string(),
+                    "Content-Length is not a decimal number without leading zeros".to_string(),
                 );
                 return;
             }

@@ -143,7 +143,11 @@ pub(crate) fn parts(
             if line[..colon].iter().any(|b| b.is_ascii_whitespace()) {
                 return Err(malformed(line_start, "white space in a part header name"));
             }
-            if let Some(bad) = line[..colon].iter().position(|&b| !is_tchar(b)) {
+            if colon == 0 {
+                let why = "a part header line without a name".to_string();
+                part.ambiguities
+                    .push((line_start, FindingKind::AmbiguousHeaderName, why));
+            } else if let Some(bad) = line[..colon].iter().position(|&b| !is_tchar(b)) {
                 part.ambiguities.push((
                     line_start + bad,
                     FindingKind::AmbiguousHeaderName,
