@@ -14,7 +14,7 @@
 //! a valid request is forwarded byte for byte; an attack hidden by a request's shape (the source's
 //! SQL/XSS marker replaced by a UTF-8 attack that only appears after the backend's decoding) is
 //! refused. Every case of a corpus runs; its test then fails once, listing every case that broke
-//! the rule.
+//! the rule. `CORPORA_VERBOSE=1` (with `--nocapture`) prints every case's outcome.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
