@@ -49,6 +49,7 @@ pub use identity::{
 };
 pub use layers::body::streamable;
 pub use layers::coding;
+pub use layers::head_refused;
 pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;

@@ -169,13 +169,18 @@ impl ContentType {
         self.essence == "multipart/form-data"
     }
 
+    /// `true` for `application/xml`, `text/xml` and `+xml` types.
+    pub fn is_xml(&self) -> bool {
+        matches!(self.essence.as_str(), "application/xml" | "text/xml")
+            || self.essence.ends_with("+xml")
+    }
+
     /// `true` for types whose content is text: `text/*`, JSON, XML, form and JavaScript.
     pub fn is_textual(&self) -> bool {
         self.essence.starts_with("text/")
             || self.is_json()
             || self.is_form()
-            || self.essence.ends_with("+xml")
-            || self.essence == "application/xml"
+            || self.is_xml()
             || self.essence == "application/javascript"
     }
 }

@@ -193,3 +193,43 @@ fn a_content_length_with_a_leading_zero_is_two_readings() {
     let zero = Request::new("POST", b"/").header("Content-Length", b"0");
     assert_eq!(evaluate(&strict, &zero).verdict.decision, Decision::Allow);
 }
+
+/// HTTP Garden: both framings in one head; a head refused before its body is read.
+#[test]
+fn both_framings_are_refused_and_a_refused_head_says_so_alone() {
+    let strict = Profile::strict();
+    let both = Request::new("POST", b"/")
+        .header("Host", b"a.example")
+        .header("Content-Length", b"5")
+        .header("Transfer-Encoding", b"chunked");
+    rejects_with(&strict, &both, FindingKind::AmbiguousFraming);
+    assert!(utf8gate_policy::head_refused(&strict, &both));
+    let mut hostless = Request::new("POST", b"/").header("Content-Length", b"3");
+    hostless.host_required = true;
+    assert!(utf8gate_policy::head_refused(&strict, &hostless));
+    rejects_with(&strict, &hostless, FindingKind::MalformedHost);
+    let fine = Request::new("POST", b"/")
+        .header("Host", b"a.example")
+        .header("Content-Type", b"application/json");
+    assert!(!utf8gate_policy::head_refused(&strict, &fine));
+    let monitor = Profile::built_in("monitor").unwrap();
+    assert!(!utf8gate_policy::head_refused(&monitor, &both));
+}
+
+/// An XML declaration names the charset XML parsers read the document in.
+#[test]
+fn an_xml_declaration_is_a_charset() {
+    let strict = Profile::strict();
+    let utf7 = post(
+        b"text/xml",
+        None,
+        b"<?xml version=\"1.0\" encoding=\"UTF-7\"?><a>+ADw-</a>",
+    );
+    rejects_with(&strict, &utf7, FindingKind::ForeignCharset);
+    let utf8 = post(
+        b"application/xml",
+        None,
+        b"<?xml version='1.0' encoding='utf-8'?><a/>",
+    );
+    assert_eq!(evaluate(&strict, &utf8).verdict.decision, Decision::Allow);
+}

@@ -63,11 +63,20 @@ impl Proxy {
             Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
             None => state.config.routes.default_route().clone(),
         };
+        // A head the profile refuses on its own is answered before its body is read: a body
+        // framed two ways (`Content-Length: 010`, a lone chunked head) may never end.
+        let refused = !body.is_end_stream() && {
+            let head = crate::convert::to_policy_owning(&parts, Vec::new(), Mode::Proxy);
+            utf8gate_policy::head_refused(&route.profile, &head)
+        };
         // The charge is held until the upstream has answered (the end of this function).
         let limit = route.max_body_bytes as usize;
-        let (body, charge) = match read_whole(body, limit, &state.budget).await {
-            Ok(read) => read,
-            Err(problem) => return problem.into_response(),
+        let (body, charge) = match refused {
+            true => (Vec::new(), state.budget.empty()),
+            false => match read_whole(body, limit, &state.budget).await {
+                Ok(read) => read,
+                Err(problem) => return problem.into_response(),
+            },
         };
         // The body moves into the policy's request and back out of it: never copied.
         let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);

@@ -69,10 +69,30 @@ fn declared_charset(request: &Request, ct: &ContentType) -> Option<(String, Stri
         let message = format!("declared charset {charset:?} is not UTF-8");
         (charset, message)
     });
+    let xml = ct.is_xml().then(|| xml_declared(&request.body)).flatten();
     declared
         .into_iter()
         .chain(header)
+        .chain(xml)
         .find(|(label, _)| !is_utf8_label(label))
+}
+
+/// The `encoding` of an XML declaration at the start of `body` (XML 1.0 §4.3.3), which XML
+/// parsers read the document in whatever the media type says: a charset like any other.
+fn xml_declared(body: &[u8]) -> Option<(String, String)> {
+    let body = body.strip_prefix(&utf8gate_codec::UTF8_BOM).unwrap_or(body);
+    let declaration = body.strip_prefix(b"<?xml")?;
+    let end = memchr::memmem::find(declaration, b"?>")?;
+    let declaration = &declaration[..end];
+    let at = memchr::memmem::find(declaration, b"encoding")?;
+    let rest = trim(&declaration[at + 8..]).strip_prefix(b"=")?;
+    let rest = trim(rest);
+    let quote = *rest.first().filter(|q| matches!(q, b'"' | b'\''))?;
+    let value = &rest[1..];
+    let label = &value[..value.iter().position(|&b| b == quote)?];
+    let label = String::from_utf8_lossy(label).to_ascii_lowercase();
+    let message = format!("the XML declaration names encoding {label:?}, which is not UTF-8");
+    Some((label, message))
 }
 
 /// The encoding a UTF-16 or UTF-32 signature at the start of `body` announces, and the one

@@ -17,10 +17,11 @@ const SINGLETONS: [&str; 3] = ["host", "content-type", "authorization"];
 pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
     // One pass over the headers: most requests carry a handful, none of them twice.
     let mut counts = [0usize; SINGLETONS.len()];
-    let mut lengths = false;
+    let (mut lengths, mut transfer) = (false, false);
     for (name, value) in &request.headers {
         let Some(i) = SINGLETONS.iter().position(|s| name.eq_ignore_ascii_case(s)) else {
             lengths |= name.eq_ignore_ascii_case("content-length");
+            transfer |= name.eq_ignore_ascii_case("transfer-encoding");
             continue;
         };
         counts[i] += 1;
@@ -55,7 +56,11 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
             );
         }
     }
-    if lengths {
+    if lengths && transfer {
+        let why = "Content-Length and Transfer-Encoding: proxies frame by one or the other";
+        let kind = FindingKind::AmbiguousFraming;
+        out.structural_named(Part::Header, "transfer-encoding", kind, 0, why.to_string());
+    } else if lengths {
         content_lengths(request, out);
     }
     if with_host {

@@ -77,6 +77,26 @@ pub(crate) fn decoded(
     }
 }
 
+/// `true` when the head of `request` alone has two readings that `profile` refuses (a missing
+/// or repeated `Host`, a `Content-Type` with a second reading, `Content-Length` with
+/// `Transfer-Encoding`, a coding list utf8gate does not read): such a request is answered before
+/// its body is read, as a backend that frames it another way would never send it. Monitoring
+/// profiles refuse nothing.
+pub fn head_refused(profile: &Profile, request: &Request) -> bool {
+    if profile.monitor {
+        return false;
+    }
+    let mut out = Decomposed::new(profile);
+    head::check(request, true, &mut out);
+    let rejects = |kind, part| profile.action(kind, part) == crate::finding::Action::Reject;
+    let coding =
+        coding::request_codings(request, profile.readings.content_codings, &profile.limits);
+    out.structural
+        .iter()
+        .any(|(location, f)| f.kind.is_reading() && rejects(f.kind, location.part))
+        || (coding.is_err() && rejects(FindingKind::UnsupportedCoding, Part::Header))
+}
+
 /// Takes an upload apart: its body is the whole input, read as its media type says, binary
 /// types included. The path and headers of the call that carried it are not the application's
 /// input; only its head's singleton headers and media-type parameters are checked (not `Host`).

@@ -105,6 +105,26 @@ async fn lane(cases: Vec<Trophy>) -> Vec<(Trophy, bool, String)> {
 
 const LANES: usize = 4;
 
+/// What hyper's HTTP/1.1 and HTTP/2 parsers settle before utf8gate sees the request. In each,
+/// the upstream receives one framing, re-serialized by utf8gate (CRLF lines, one
+/// `Content-Length` or chunked framing, trimmed values): the discrepancy is left to a front
+/// proxy that reads the same bytes another way.
+const KNOWN_GAPS: &[(&str, &str)] = &[
+    (
+        "Server Bugs #19",
+        "hyper ends a head at a bare LF; the second request, without Host, is refused",
+    ),
+    ("Transducer Bugs #16", "hyper accepts bare LF line endings"),
+    (
+        "Transducer Bugs #23",
+        "hyper frames by Transfer-Encoding and drops Content-Length before utf8gate sees it",
+    ),
+    (
+        "Bonus Bonus Bugs #1",
+        "hyper's HTTP/2 keeps a value's leading and trailing tabs (RFC 9113 §8.2.1)",
+    ),
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_garden_trophies_are_refused_or_reach_the_upstream_with_one_framing() {
     let Some(dir) = corpus("http-garden") else {
@@ -124,7 +144,7 @@ async fn http_garden_trophies_are_refused_or_reach_the_upstream_with_one_framing
     }
     // In the corpus's order again.
     results.sort_by_key(|(t, _, _)| cases.iter().position(|c| c.id == t.id));
-    let mut tally = Tally::new("http garden");
+    let mut tally = Tally::with_known_gaps("http garden", KNOWN_GAPS);
     for (trophy, ok, got) in &results {
         let shape = format!(
             "{} [{}]",

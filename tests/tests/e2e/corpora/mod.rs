@@ -79,14 +79,26 @@ struct Tally {
     corpus: String,
     cases: usize,
     failures: Vec<String>,
+    /// Known gaps: case ids that break the rule today, each with why (written in the note of
+    /// the issue that left it). A known gap that passes is a failure too, so that the list
+    /// stays true.
+    known: &'static [(&'static str, &'static str)],
+    gaps: usize,
 }
 
 impl Tally {
     fn new(corpus: &str) -> Tally {
+        Tally::with_known_gaps(corpus, &[])
+    }
+
+    /// A tally in which the cases of `known` are expected to break the rule.
+    fn with_known_gaps(corpus: &str, known: &'static [(&'static str, &'static str)]) -> Tally {
         Tally {
             corpus: corpus.to_string(),
             cases: 0,
             failures: Vec::new(),
+            known,
+            gaps: 0,
         }
     }
 
@@ -102,9 +114,16 @@ impl Tally {
             let verdict = if ok { "pass" } else { "FAIL" };
             println!("{verdict} {} {id}: {shape}: {got}", self.corpus);
         }
-        if !ok {
-            self.failures
-                .push(format!("{id}: {shape}: expected {expected}; got {got}"));
+        let known = self.known.iter().find(|(k, _)| *k == id);
+        match (ok, known) {
+            (false, None) => self
+                .failures
+                .push(format!("{id}: {shape}: expected {expected}; got {got}")),
+            (false, Some(_)) => self.gaps += 1,
+            (true, Some((_, why))) => self.failures.push(format!(
+                "{id} passes: it is no longer a known gap ({why}); remove it from the list"
+            )),
+            (true, None) => {}
         }
     }
 
@@ -112,10 +131,11 @@ impl Tally {
     fn finish(self) {
         let failed = self.failures.len();
         println!(
-            "{}: {} cases, {} passed, {} failed",
+            "{}: {} cases, {} passed, {} known gaps, {} failed",
             self.corpus,
             self.cases,
-            self.cases - failed,
+            self.cases - failed - self.gaps,
+            self.gaps,
             failed
         );
         assert!(
