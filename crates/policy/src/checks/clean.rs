@@ -17,7 +17,9 @@
 //!    parts of the leads `C2` (Latin-1 above U+00A0), `CE`/`CF` (Greek), `E2` (spaces, ZWJ, ZWNJ,
 //!    LRM, RLM, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
 //!    `EF` (variation selectors, full-width forms that are not lookalikes), `F0` (emoji and
-//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF).
+//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF); with the best-fit
+//!    table, a few blocks of those (enclosed and parenthesized forms) hold lookalikes and are
+//!    left candidates.
 //!
 //! A test checks every scalar value the classifier calls clean against the checks' own
 //! definitions. The AVX2 build ([`avx2`]) computes the same bytes 32 at a time with nibble
@@ -59,18 +61,30 @@ const fn in_range(b: u8, lo: u8, hi: u8) -> bool {
 pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
     let latin1 = (b0 == 0xC2) & (b1 >= 0xA0) & !matches!(b1, 0xA5 | 0xAB | 0xAD | 0xBB);
     let greek = ((b0 == 0xCE) & (b1 != 0x87)) | (b0 == 0xCF);
+    // With best fit: parenthesized and dotted numbers and letters (U+2474..U+24B5), `::=`
+    // and `==` (U+2A74..U+2A76), parenthesized Hangul and ideographs (U+3200..U+3243), `a.m.`
+    // and friends (U+33C2, U+33C7, U+33D8), digits with a stop or comma and parenthesized
+    // capitals (U+1F100..U+1F12A) are lookalikes.
+    let bf = cx.best_fit;
     let punctuation = (b0 == 0xE2)
         & (((b1 == 0x80) & in_range(b2, 0x82, 0x8F))
-            | (in_range(b1, 0x85, 0xAA) & (b1 != 0x88) & (b1 != 0x8C)));
+            | (in_range(b1, 0x85, 0xAA)
+                & (b1 != 0x88)
+                & (b1 != 0x8C)
+                & !(bf & ((b1 == 0x91) | (b1 == 0x92) | (b1 == 0xA9)))));
     let kana = (b0 == 0xE3)
-        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
+        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF))
+            | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A))
+            | (bf & ((b1 == 0x88) | (b1 == 0x89) | (b1 == 0x8F))));
     let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
     let lookalike = FULL_WIDTH_HI[usize::from(b2 >> 4)]
         & FULL_WIDTH_LO[usize::from(cx.best_fit)][usize::from(b2 & 15)]
         != 0;
     let forms =
         (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
-    let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
+    let astral = (b0 == 0xF0)
+        & in_range(b1, 0x9F, 0xAE)
+        & !((b1 == 0x9F) & ((b2 == 0xBF) | (bf & (b2 == 0x84))));
     let tags = (b0 == 0xF3) & (b1 == 0xA0);
     latin1 | greek | punctuation | kana | hangul | forms | astral | tags
 }

@@ -42,6 +42,8 @@ struct Tables {
     wide_hi: __m256i,
     wide_lo: __m256i,
     nibble: __m256i,
+    /// The best-fit table is in use: a few more blocks hold lookalikes (see `refined_clean`).
+    best_fit: bool,
 }
 
 impl Tables {
@@ -54,6 +56,7 @@ impl Tables {
             wide_hi: table(&FULL_WIDTH_HI),
             wide_lo: table(&FULL_WIDTH_LO[usize::from(cx.best_fit)]),
             nibble: splat(0x0F),
+            best_fit: cx.best_fit,
         }
     }
 
@@ -98,17 +101,25 @@ impl Tables {
         }
         if present.e2 {
             let e2 = eq(b0, 0xE2);
-            let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
+            let mut not_symbols = or(eq(b1, 0x88), eq(b1, 0x8C));
+            if self.best_fit {
+                let enclosed = or(or(eq(b1, 0x91), eq(b1, 0x92)), eq(b1, 0xA9));
+                not_symbols = or(not_symbols, enclosed);
+            }
+            let symbols = andnot(not_symbols, within(b1, 0x85, 0xAA));
             let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
             let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
             clean = or(clean, or(and(e2, or(spaces, symbols)), hangul));
         }
         if present.e3 {
             let e3 = eq(b0, 0xE3);
-            let marks = or(
+            let mut marks = or(
                 and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
                 and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
             );
+            if self.best_fit {
+                marks = or(marks, or(or(eq(b1, 0x88), eq(b1, 0x89)), eq(b1, 0x8F)));
+            }
             clean = or(clean, andnot(marks, e3));
         }
         if present.ef {
@@ -127,9 +138,13 @@ impl Tables {
             clean = or(clean, and(ef, forms));
         }
         if present.f {
+            let mut not_astral = eq(b2, 0xBF);
+            if self.best_fit {
+                not_astral = or(not_astral, eq(b2, 0x84));
+            }
             let astral = and(
                 and(eq(b0, 0xF0), within(b1, 0x9F, 0xAE)),
-                _mm256_xor_si256(and(eq(b1, 0x9F), eq(b2, 0xBF)), splat(0xFF)),
+                _mm256_xor_si256(and(eq(b1, 0x9F), not_astral), splat(0xFF)),
             );
             let tags = and(eq(b0, 0xF3), eq(b1, 0xA0));
             clean = or(clean, or(astral, tags));
