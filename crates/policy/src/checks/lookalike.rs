@@ -31,8 +31,8 @@
 //! folds lookalikes (of the profile's table) and counts only `.`, `/` and `\` in the result.
 //!
 //! Most text never reaches a lookup: the classifier (`super::clean`) and [`may_start`] pass
-//! over every character whose lead byte starts no lookalike, and [`image`] rejects by 256-code-
-//! point block before a binary search of the one sorted table.
+//! over every character whose lead byte starts no lookalike, and [`image`] finds the few entries
+//! of the character's 64-code-point block (most often none) before a binary search among them.
 
 use serde::{Deserialize, Serialize};
 
@@ -91,8 +91,11 @@ const BEST_FIT_MAPPINGS: &[Entry] = &[
 ];
 
 /// Every lookalike: the derived ones and the best-fit mappings merged, sorted by character.
-static ALL: [Entry; table::DERIVED.len() + BEST_FIT_MAPPINGS.len()] =
+const MERGED: [Entry; table::DERIVED.len() + BEST_FIT_MAPPINGS.len()] =
     merge(table::DERIVED, BEST_FIT_MAPPINGS);
+
+/// [`MERGED`], once in memory.
+static ALL: [Entry; MERGED.len()] = MERGED;
 
 /// `a` and `b` (each sorted) merged into one sorted array; a shared character fails the build.
 const fn merge<const N: usize>(a: &[Entry], b: &[Entry]) -> [Entry; N] {
@@ -117,19 +120,30 @@ const fn merge<const N: usize>(a: &[Entry], b: &[Entry]) -> [Entry; N] {
 /// Code points below this are looked up by block; none above is a lookalike.
 const BLOCKS_END: u32 = 0x2_0000;
 
-/// One bit per 256-code-point block below [`BLOCKS_END`] that holds a lookalike.
-static BLOCKS: [u64; (BLOCKS_END >> 14) as usize] = blocks(&ALL);
+/// Code points per block: a power of two.
+const BLOCK_BITS: u32 = 6;
 
-const fn blocks(all: &[Entry]) -> [u64; (BLOCKS_END >> 14) as usize] {
-    let mut bits = [0u64; (BLOCKS_END >> 14) as usize];
+/// Where each block of `1 << BLOCK_BITS` code points below [`BLOCKS_END`] starts in [`ALL`]:
+/// block `b`'s lookalikes are `ALL[STARTS[b]..STARTS[b + 1]]`, most often none.
+static STARTS: [u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1] = starts(&MERGED);
+
+const fn starts(all: &[Entry]) -> [u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1] {
+    let mut starts = [0u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1];
+    assert!(all.len() < u16::MAX as usize);
     let mut k = 0;
     while k < all.len() {
         let cp = all[k].0 as u32;
         assert!(cp < BLOCKS_END, "a lookalike above BLOCKS_END");
-        bits[(cp >> 14) as usize] |= 1 << ((cp >> 8) & 63);
+        // Count the entries of each block at its successor, then add up.
+        starts[(cp >> BLOCK_BITS) as usize + 1] += 1;
         k += 1;
     }
-    bits
+    let mut b = 1;
+    while b < starts.len() {
+        starts[b] += starts[b - 1];
+        b += 1;
+    }
+    starts
 }
 
 /// The image of `c` (ASCII syntax, perhaps with letters or digits: `"(1)"`, `"(株)"`) and how
@@ -137,10 +151,15 @@ const fn blocks(all: &[Entry]) -> [u64; (BLOCKS_END >> 14) as usize] {
 #[inline]
 pub(crate) fn image(table: Table, c: char) -> Option<(&'static str, &'static str)> {
     let cp = u32::from(c);
-    if cp >= BLOCKS_END || BLOCKS[(cp >> 14) as usize] >> ((cp >> 8) & 63) & 1 == 0 {
+    if cp >= BLOCKS_END {
         return None;
     }
-    let i = ALL.binary_search_by(|e| e.0.cmp(&c)).ok()?;
+    let block = (cp >> BLOCK_BITS) as usize;
+    let (start, end) = (usize::from(STARTS[block]), usize::from(STARTS[block + 1]));
+    if start == end {
+        return None;
+    }
+    let i = start + ALL[start..end].binary_search_by(|e| e.0.cmp(&c)).ok()?;
     let (_, ascii, how, tier) = ALL[i];
     (tier == Tier::Default || table == Table::BestFit).then_some((ascii, how))
 }
