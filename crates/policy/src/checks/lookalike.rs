@@ -31,8 +31,8 @@
 //! folds lookalikes (of the profile's table) and counts only `.`, `/` and `\` in the result.
 //!
 //! Most text never reaches a lookup: the classifier (`super::clean`) and [`may_start`] pass
-//! over every character whose lead byte starts no lookalike, and [`image`] finds the few entries
-//! of the character's 64-code-point block (most often none) before a binary search among them.
+//! over every character whose lead byte starts no lookalike, and [`image`] is two table loads
+//! (a two-level trie over 64-code-point blocks), no search.
 
 use serde::{Deserialize, Serialize};
 
@@ -120,30 +120,58 @@ const fn merge<const N: usize>(a: &[Entry], b: &[Entry]) -> [Entry; N] {
 /// Code points below this are looked up by block; none above is a lookalike.
 const BLOCKS_END: u32 = 0x2_0000;
 
-/// Code points per block: a power of two.
+/// Code points per block: `1 << BLOCK_BITS`.
 const BLOCK_BITS: u32 = 6;
 
-/// Where each block of `1 << BLOCK_BITS` code points below [`BLOCKS_END`] starts in [`ALL`]:
-/// block `b`'s lookalikes are `ALL[STARTS[b]..STARTS[b + 1]]`, most often none.
-static STARTS: [u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1] = starts(&MERGED);
+/// Blocks below [`BLOCKS_END`].
+const BLOCKS: usize = (BLOCKS_END >> BLOCK_BITS) as usize;
 
-const fn starts(all: &[Entry]) -> [u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1] {
-    let mut starts = [0u16; (BLOCKS_END >> BLOCK_BITS) as usize + 1];
-    assert!(all.len() < u16::MAX as usize);
+/// Blocks that hold a lookalike.
+const LEAVES: usize = leaf_count(&MERGED);
+
+/// A two-level lookup of [`ALL`]: `leaf[block]` is the leaf of a block (0, all empty, when it
+/// holds no lookalike; at most 255 leaves), and `slots[leaf][cp % 64]` one more than the index
+/// of `cp` in [`ALL`] (0 when it is no lookalike). About 5 KiB; two loads per character.
+struct Trie {
+    leaf: [u8; BLOCKS],
+    slots: [[u16; 1 << BLOCK_BITS]; LEAVES + 1],
+}
+
+static TRIE: Trie = trie(&MERGED);
+
+const fn leaf_count(all: &[Entry]) -> usize {
+    let mut count = 0;
+    let mut k = 0;
+    while k < all.len() {
+        let block = all[k].0 as u32 >> BLOCK_BITS;
+        if k == 0 || block != all[k - 1].0 as u32 >> BLOCK_BITS {
+            count += 1;
+        }
+        k += 1;
+    }
+    count
+}
+
+const fn trie(all: &[Entry]) -> Trie {
+    let mut t = Trie {
+        leaf: [0; BLOCKS],
+        slots: [[0; 1 << BLOCK_BITS]; LEAVES + 1],
+    };
+    assert!(LEAVES < 256 && all.len() < u16::MAX as usize);
+    let mut leaves = 0;
     let mut k = 0;
     while k < all.len() {
         let cp = all[k].0 as u32;
         assert!(cp < BLOCKS_END, "a lookalike above BLOCKS_END");
-        // Count the entries of each block at its successor, then add up.
-        starts[(cp >> BLOCK_BITS) as usize + 1] += 1;
+        let block = (cp >> BLOCK_BITS) as usize;
+        if t.leaf[block] == 0 {
+            leaves += 1;
+            t.leaf[block] = leaves as u8;
+        }
+        t.slots[t.leaf[block] as usize][(cp & ((1 << BLOCK_BITS) - 1)) as usize] = k as u16 + 1;
         k += 1;
     }
-    let mut b = 1;
-    while b < starts.len() {
-        starts[b] += starts[b - 1];
-        b += 1;
-    }
-    starts
+    t
 }
 
 /// The image of `c` (ASCII syntax, perhaps with letters or digits: `"(1)"`, `"(株)"`) and how
@@ -154,13 +182,9 @@ pub(crate) fn image(table: Table, c: char) -> Option<(&'static str, &'static str
     if cp >= BLOCKS_END {
         return None;
     }
-    let block = (cp >> BLOCK_BITS) as usize;
-    let (start, end) = (usize::from(STARTS[block]), usize::from(STARTS[block + 1]));
-    if start == end {
-        return None;
-    }
-    let i = start + ALL[start..end].binary_search_by(|e| e.0.cmp(&c)).ok()?;
-    let (_, ascii, how, tier) = ALL[i];
+    let leaf = TRIE.leaf[(cp >> BLOCK_BITS) as usize];
+    let slot = TRIE.slots[usize::from(leaf)][(cp & ((1 << BLOCK_BITS) - 1)) as usize];
+    let (_, ascii, how, tier) = *ALL.get(usize::from(slot).checked_sub(1)?)?;
     (tier == Tier::Default || table == Table::BestFit).then_some((ascii, how))
 }
 

@@ -35,28 +35,26 @@ fn load(bytes: &[u8], at: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
 }
 
-/// The lookups both tests use.
-struct Tables {
+/// The lookups both tests use; `BEST_FIT`: the best-fit table is in use, and a few more blocks
+/// hold lookalikes (see `refined_clean`), a constant so that the default build has no test of it.
+struct Tables<const BEST_FIT: bool> {
     coarse_hi: __m256i,
     coarse_lo: __m256i,
     wide_hi: __m256i,
     wide_lo: __m256i,
     nibble: __m256i,
-    /// The best-fit table is in use: a few more blocks hold lookalikes (see `refined_clean`).
-    best_fit: bool,
 }
 
-impl Tables {
+impl<const BEST_FIT: bool> Tables<BEST_FIT> {
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn new(cx: Context) -> Tables {
+    fn new(cx: Context) -> Self {
         Tables {
             coarse_hi: table(&COARSE_HI),
             coarse_lo: table(&COARSE_LO[usize::from(cx.text_content)]),
             wide_hi: table(&FULL_WIDTH_HI),
-            wide_lo: table(&FULL_WIDTH_LO[usize::from(cx.best_fit)]),
+            wide_lo: table(&FULL_WIDTH_LO[usize::from(BEST_FIT)]),
             nibble: splat(0x0F),
-            best_fit: cx.best_fit,
         }
     }
 
@@ -102,7 +100,7 @@ impl Tables {
         if present.e2 {
             let e2 = eq(b0, 0xE2);
             let mut not_symbols = or(eq(b1, 0x88), eq(b1, 0x8C));
-            if self.best_fit {
+            if BEST_FIT {
                 let enclosed = or(or(eq(b1, 0x91), eq(b1, 0x92)), eq(b1, 0xA9));
                 not_symbols = or(not_symbols, enclosed);
             }
@@ -117,7 +115,7 @@ impl Tables {
                 and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
                 and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
             );
-            if self.best_fit {
+            if BEST_FIT {
                 marks = or(marks, or(or(eq(b1, 0x88), eq(b1, 0x89)), eq(b1, 0x8F)));
             }
             clean = or(clean, andnot(marks, e3));
@@ -139,7 +137,7 @@ impl Tables {
         }
         if present.f {
             let mut not_astral = eq(b2, 0xBF);
-            if self.best_fit {
+            if BEST_FIT {
                 not_astral = or(not_astral, eq(b2, 0x84));
             }
             let astral = and(
@@ -213,16 +211,30 @@ const WINDOW: usize = STEP + 2;
 /// [`super::first_candidate`] with AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
-    first_with(&Tables::new(cx), bytes, from)
+    if cx.best_fit {
+        first_with(&Tables::<true>::new(cx), bytes, from)
+    } else {
+        first_with(&Tables::<false>::new(cx), bytes, from)
+    }
 }
 
 /// Every candidate of `bytes` (for the tests: the tables are built once).
 #[cfg(test)]
 #[target_feature(enable = "avx2")]
 pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
-    let t = Tables::new(cx);
+    if cx.best_fit {
+        every_with(&Tables::<true>::new(cx), bytes)
+    } else {
+        every_with(&Tables::<false>::new(cx), bytes)
+    }
+}
+
+/// [`every_candidate`] with the tables built.
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+fn every_with<const BEST_FIT: bool>(t: &Tables<BEST_FIT>, bytes: &[u8]) -> Vec<usize> {
     let mut found = Vec::new();
-    while let Some(p) = first_with(&t, bytes, found.last().map_or(0, |&p| p + 1)) {
+    while let Some(p) = first_with(t, bytes, found.last().map_or(0, |&p| p + 1)) {
         found.push(p);
     }
     found
@@ -231,7 +243,11 @@ pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
 /// [`first_candidate`] with the tables built.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn first_with(t: &Tables, bytes: &[u8], from: usize) -> Option<usize> {
+fn first_with<const BEST_FIT: bool>(
+    t: &Tables<BEST_FIT>,
+    bytes: &[u8],
+    from: usize,
+) -> Option<usize> {
     let mut i = from;
     // Whole steps while the refined test can read two bytes past them.
     while let Some(window) = bytes.get(i..i + WINDOW) {
