@@ -211,16 +211,17 @@ pub(crate) const fn full_width_lo(best_fit: bool) -> [u8; 16] {
     lo
 }
 
-/// `true` if the byte may start a lookalike of `table` (`best_fit`: [`Table::BestFit`]).
+/// `true` if the byte may start a lookalike of `table` (`best_fit`: [`Table::BestFit`]): `C2`,
+/// `CA`, `CD`, `E1`, `E2`, `EF`, and with best fit `E3` and `F0`, as two range tests so that
+/// the best-fit leads cost nothing more.
 #[inline(always)]
 pub(crate) fn may_start(b: u8, best_fit: bool) -> bool {
+    let more = u8::from(best_fit);
     (b == 0xC2)
         | (b == 0xCA)
         | (b == 0xCD)
-        | (b == 0xE1)
-        | (b == 0xE2)
-        | (b == 0xEF)
-        | (best_fit & ((b == 0xE3) | (b == 0xF0)))
+        | (b.wrapping_sub(0xE1) <= 1 + more)
+        | (b.wrapping_sub(0xEF) <= more)
 }
 
 /// Whether `image` holds path syntax ('.', '/' or '\\'), the only images the traversal check

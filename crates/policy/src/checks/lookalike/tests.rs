@@ -38,6 +38,20 @@ fn tables_are_sorted_and_reachable_by_the_prefilters() {
 }
 
 #[test]
+fn the_prefilter_takes_the_best_fit_leads_only_with_best_fit() {
+    let leads = |best_fit| {
+        (0..=255u8)
+            .filter(|&b| may_start(b, best_fit))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(leads(false), [0xC2, 0xCA, 0xCD, 0xE1, 0xE2, 0xEF]);
+    assert_eq!(
+        leads(true),
+        [0xC2, 0xCA, 0xCD, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0]
+    );
+}
+
+#[test]
 fn nfc_and_nfkc_claims_hold() {
     for (c, image, how, _) in ALL {
         let s = c.to_string();
