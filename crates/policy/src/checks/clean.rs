@@ -61,32 +61,35 @@ const fn in_range(b: u8, lo: u8, hi: u8) -> bool {
 pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
     let latin1 = (b0 == 0xC2) & (b1 >= 0xA0) & !matches!(b1, 0xA5 | 0xAB | 0xAD | 0xBB);
     let greek = ((b0 == 0xCE) & (b1 != 0x87)) | (b0 == 0xCF);
-    // With best fit: parenthesized and dotted numbers and letters (U+2474..U+24B5), `::=`
-    // and `==` (U+2A74..U+2A76), parenthesized Hangul and ideographs (U+3200..U+3243), `a.m.`
-    // and friends (U+33C2, U+33C7, U+33D8), digits with a stop or comma and parenthesized
-    // capitals (U+1F100..U+1F12A) are lookalikes.
-    let bf = cx.best_fit;
     let punctuation = (b0 == 0xE2)
         & (((b1 == 0x80) & in_range(b2, 0x82, 0x8F))
-            | (in_range(b1, 0x85, 0xAA)
-                & (b1 != 0x88)
-                & (b1 != 0x8C)
-                & !(bf & ((b1 == 0x91) | (b1 == 0x92) | (b1 == 0xA9)))));
+            | (in_range(b1, 0x85, 0xAA) & (b1 != 0x88) & (b1 != 0x8C)));
     let kana = (b0 == 0xE3)
-        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF))
-            | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A))
-            | (bf & ((b1 == 0x88) | (b1 == 0x89) | (b1 == 0x8F))));
+        & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
     let hangul = (b0 == 0xEA) & (b1 >= 0xB0);
     let lookalike = FULL_WIDTH_HI[usize::from(b2 >> 4)]
         & FULL_WIDTH_LO[usize::from(cx.best_fit)][usize::from(b2 & 15)]
         != 0;
     let forms =
         (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
-    let astral = (b0 == 0xF0)
-        & in_range(b1, 0x9F, 0xAE)
-        & !((b1 == 0x9F) & ((b2 == 0xBF) | (bf & (b2 == 0x84))));
+    let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
     let tags = (b0 == 0xF3) & (b1 == 0xA0);
-    latin1 | greek | punctuation | kana | hangul | forms | astral | tags
+    let clean = latin1 | greek | punctuation | kana | hangul | forms | astral | tags;
+    // Tested apart (and only with best fit), so that the default's scalar test, which
+    // `next_clean` runs on every byte of a segment, costs nothing more.
+    clean && !(cx.best_fit && best_fit_block(b0, b1, b2))
+}
+
+/// The blocks the refined test calls clean but that hold lookalikes of the best-fit table:
+/// parenthesized and dotted numbers and letters (U+2474..U+24B5, `E2 91`, `E2 92`), `::=` and
+/// `==` (U+2A74..U+2A76, `E2 A9`), parenthesized Hangul and ideographs (U+3200..U+3243,
+/// `E3 88`, `E3 89`), `a.m.` and friends (U+33C2, U+33C7, U+33D8, `E3 8F`), digits with a stop
+/// or comma and parenthesized capitals (U+1F100..U+1F12A, `F0 9F 84`).
+#[inline(always)]
+fn best_fit_block(b0: u8, b1: u8, b2: u8) -> bool {
+    ((b0 == 0xE2) & matches!(b1, 0x91 | 0x92 | 0xA9))
+        | ((b0 == 0xE3) & matches!(b1, 0x88 | 0x89 | 0x8F))
+        | ((b0 == 0xF0) & (b1 == 0x9F) & (b2 == 0x84))
 }
 
 /// Whether the byte `b0`, followed by `b1 b2`, is a candidate.
