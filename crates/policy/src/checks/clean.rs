@@ -17,7 +17,9 @@
 //!    parts of the leads `C2` (Latin-1 above U+00A0), `CE`/`CF` (Greek), `E2` (spaces, ZWJ, ZWNJ,
 //!    LRM, RLM, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
 //!    `EF` (variation selectors, full-width forms that are not lookalikes), `F0` (emoji and
-//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF).
+//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF); with the best-fit
+//!    table, a few blocks of those (enclosed and parenthesized forms) hold lookalikes and are
+//!    left candidates.
 //!
 //! A test checks every scalar value the classifier calls clean against the checks' own
 //! definitions. The AVX2 build ([`avx2`]) computes the same bytes 32 at a time with nibble
@@ -72,7 +74,22 @@ pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
         (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
     let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
     let tags = (b0 == 0xF3) & (b1 == 0xA0);
-    latin1 | greek | punctuation | kana | hangul | forms | astral | tags
+    let clean = latin1 | greek | punctuation | kana | hangul | forms | astral | tags;
+    // Tested apart (and only with best fit), so that the default's scalar test, which
+    // `next_clean` runs on every byte of a segment, costs nothing more.
+    clean && !(cx.best_fit && best_fit_block(b0, b1, b2))
+}
+
+/// The blocks the refined test calls clean but that hold lookalikes of the best-fit table:
+/// parenthesized and dotted numbers and letters (U+2474..U+24B5, `E2 91`, `E2 92`), `::=` and
+/// `==` (U+2A74..U+2A76, `E2 A9`), parenthesized Hangul and ideographs (U+3200..U+3243,
+/// `E3 88`, `E3 89`), `a.m.` and friends (U+33C2, U+33C7, U+33D8, `E3 8F`), digits with a stop
+/// or comma and parenthesized capitals (U+1F100..U+1F12A, `F0 9F 84`).
+#[inline(always)]
+fn best_fit_block(b0: u8, b1: u8, b2: u8) -> bool {
+    ((b0 == 0xE2) & matches!(b1, 0x91 | 0x92 | 0xA9))
+        | ((b0 == 0xE3) & matches!(b1, 0x88 | 0x89 | 0x8F))
+        | ((b0 == 0xF0) & (b1 == 0x9F) & (b2 == 0x84))
 }
 
 /// Whether the byte `b0`, followed by `b1 b2`, is a candidate.

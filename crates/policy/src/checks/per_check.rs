@@ -52,9 +52,10 @@ pub(super) fn scan_characters(
     let bytes = text.as_bytes();
     let text_content = part.is_text_content();
     let mut path_syntax = None;
+    let best_fit = options.lookalikes == lookalike::Table::BestFit;
     for_each_flagged(
         bytes,
-        |b| controls::flags(b, text_content) | bom::flags(b) | lookalike::may_start(b),
+        |b| controls::flags(b, text_content) | bom::flags(b) | lookalike::may_start(b, best_fit),
         |at| {
             let b = bytes[at];
             if controls::flags(b, text_content) {
@@ -63,7 +64,7 @@ pub(super) fn scan_characters(
             if bom::flags(b) {
                 bom::visit(offset, text, at, at_body_start, out);
             }
-            if lookalike::may_start(b) {
+            if lookalike::may_start(b, best_fit) {
                 lookalike::visit(options.lookalikes, offset, text, at, out, &mut path_syntax);
             }
         },

@@ -35,8 +35,9 @@ fn load(bytes: &[u8], at: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
 }
 
-/// The lookups both tests use.
-struct Tables {
+/// The lookups both tests use; `BEST_FIT`: the best-fit table is in use, and a few more blocks
+/// hold lookalikes (see `refined_clean`), a constant so that the default build has no test of it.
+struct Tables<const BEST_FIT: bool> {
     coarse_hi: __m256i,
     coarse_lo: __m256i,
     wide_hi: __m256i,
@@ -44,15 +45,15 @@ struct Tables {
     nibble: __m256i,
 }
 
-impl Tables {
+impl<const BEST_FIT: bool> Tables<BEST_FIT> {
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn new(cx: Context) -> Tables {
+    fn new(cx: Context) -> Self {
         Tables {
             coarse_hi: table(&COARSE_HI),
             coarse_lo: table(&COARSE_LO[usize::from(cx.text_content)]),
             wide_hi: table(&FULL_WIDTH_HI),
-            wide_lo: table(&FULL_WIDTH_LO[usize::from(cx.best_fit)]),
+            wide_lo: table(&FULL_WIDTH_LO[usize::from(BEST_FIT)]),
             nibble: splat(0x0F),
         }
     }
@@ -98,17 +99,25 @@ impl Tables {
         }
         if present.e2 {
             let e2 = eq(b0, 0xE2);
-            let symbols = andnot(or(eq(b1, 0x88), eq(b1, 0x8C)), within(b1, 0x85, 0xAA));
+            let mut not_symbols = or(eq(b1, 0x88), eq(b1, 0x8C));
+            if BEST_FIT {
+                let enclosed = or(or(eq(b1, 0x91), eq(b1, 0x92)), eq(b1, 0xA9));
+                not_symbols = or(not_symbols, enclosed);
+            }
+            let symbols = andnot(not_symbols, within(b1, 0x85, 0xAA));
             let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
             let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
             clean = or(clean, or(and(e2, or(spaces, symbols)), hangul));
         }
         if present.e3 {
             let e3 = eq(b0, 0xE3);
-            let marks = or(
+            let mut marks = or(
                 and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
                 and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
             );
+            if BEST_FIT {
+                marks = or(marks, or(or(eq(b1, 0x88), eq(b1, 0x89)), eq(b1, 0x8F)));
+            }
             clean = or(clean, andnot(marks, e3));
         }
         if present.ef {
@@ -127,9 +136,13 @@ impl Tables {
             clean = or(clean, and(ef, forms));
         }
         if present.f {
+            let mut not_astral = eq(b2, 0xBF);
+            if BEST_FIT {
+                not_astral = or(not_astral, eq(b2, 0x84));
+            }
             let astral = and(
                 and(eq(b0, 0xF0), within(b1, 0x9F, 0xAE)),
-                _mm256_xor_si256(and(eq(b1, 0x9F), eq(b2, 0xBF)), splat(0xFF)),
+                _mm256_xor_si256(and(eq(b1, 0x9F), not_astral), splat(0xFF)),
             );
             let tags = and(eq(b0, 0xF3), eq(b1, 0xA0));
             clean = or(clean, or(astral, tags));
@@ -198,16 +211,30 @@ const WINDOW: usize = STEP + 2;
 /// [`super::first_candidate`] with AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
-    first_with(&Tables::new(cx), bytes, from)
+    if cx.best_fit {
+        first_with(&Tables::<true>::new(cx), bytes, from)
+    } else {
+        first_with(&Tables::<false>::new(cx), bytes, from)
+    }
 }
 
 /// Every candidate of `bytes` (for the tests: the tables are built once).
 #[cfg(test)]
 #[target_feature(enable = "avx2")]
 pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
-    let t = Tables::new(cx);
+    if cx.best_fit {
+        every_with(&Tables::<true>::new(cx), bytes)
+    } else {
+        every_with(&Tables::<false>::new(cx), bytes)
+    }
+}
+
+/// [`every_candidate`] with the tables built.
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+fn every_with<const BEST_FIT: bool>(t: &Tables<BEST_FIT>, bytes: &[u8]) -> Vec<usize> {
     let mut found = Vec::new();
-    while let Some(p) = first_with(&t, bytes, found.last().map_or(0, |&p| p + 1)) {
+    while let Some(p) = first_with(t, bytes, found.last().map_or(0, |&p| p + 1)) {
         found.push(p);
     }
     found
@@ -216,7 +243,11 @@ pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
 /// [`first_candidate`] with the tables built.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn first_with(t: &Tables, bytes: &[u8], from: usize) -> Option<usize> {
+fn first_with<const BEST_FIT: bool>(
+    t: &Tables<BEST_FIT>,
+    bytes: &[u8],
+    from: usize,
+) -> Option<usize> {
     let mut i = from;
     // Whole steps while the refined test can read two bytes past them.
     while let Some(window) = bytes.get(i..i + WINDOW) {

@@ -1,6 +1,7 @@
 //! The classifier's tables: the coarse classes of lead bytes and the full-width lookalikes'
-//! third bytes, and the context they are read in. A leaf, shared by the portable classifier
-//! (`super`) and the AVX2 one (`super::avx2`).
+//! third bytes (derived from the lookalike table), and the context they are read in. Shared by
+//! the portable classifier (`super`) and the AVX2 one (`super::avx2`); it uses only the
+//! lookalike table's data.
 
 /// What the classifier needs to know about the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,18 +56,17 @@ pub(crate) const fn coarse_lo(text_content: bool) -> [u8; 16] {
 /// [`coarse_lo`] for text content and for the other parts.
 pub(crate) const COARSE_LO: [[u8; 16]; 2] = [coarse_lo(false), coarse_lo(true)];
 
-/// Full-width lookalikes by the high nibble of their third byte (`EF BC xx`, `EF BD xx`): bit 0
-/// for `8x`, bit 1 for `9x`, bit 2 for `Bx`.
-pub(crate) const FULL_WIDTH_HI: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 4, 0, 0, 0, 0];
+/// Full-width lookalikes by the high nibble of their third byte (`EF BC xx`, `EF BD xx`): bit
+/// `h - 8` for `h` in `8`..`B`.
+pub(crate) const FULL_WIDTH_HI: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 0, 0, 0, 0];
 
 /// Full-width lookalikes by the low nibble of their third byte, for the default table and the
-/// best-fit one. Both rows `EF BC` and `EF BD` share it (U+FF00..U+FF7F): U+FF02, U+FF07,
-/// U+FF0D..U+FF0F, U+FF1C, U+FF1E, U+FF3C, U+FF40, U+FF5C, and with best fit U+FF03, U+FF05,
-/// U+FF06, U+FF0C, U+FF1A, U+FF1B, U+FF1D, U+FF1F (a few ordinary forms in the same cells are
-/// candidates too).
+/// best-fit one, derived from the lookalike table (`lookalike::full_width_lo`). Both rows
+/// `EF BC` and `EF BD` share it (U+FF00..U+FF7F), so a few ordinary forms in the same cells
+/// (half-width katakana) are candidates too.
 pub(crate) const FULL_WIDTH_LO: [[u8; 16]; 2] = [
-    [1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 6, 1, 3, 1],
-    [1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 2, 2, 7, 3, 3, 3],
+    crate::checks::lookalike::full_width_lo(false),
+    crate::checks::lookalike::full_width_lo(true),
 ];
 
 /// Whether byte `b` is a coarse candidate.
