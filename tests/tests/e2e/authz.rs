@@ -64,3 +64,29 @@ async fn authz_forward_trusts_x_original_uri_from_trusted_peers_only() {
 }
 
 // New authz tests go here.
+
+/// Envoy joins two `Content-Type` lines into one comma list before its ext_authz check, so
+/// the duplicate the proxy listener refuses arrives here as a list: refused as well, with
+/// the header-name and framing readings of the head.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authz_envoy_refuses_a_joined_content_type_and_underscore_names() {
+    let gw = Gateway::start("", None).await;
+    for (headers, kind) in [
+        (
+            &[(
+                "Content-Type",
+                &b"application/x-www-form-urlencoded, text/plain"[..],
+            )][..],
+            "ambiguous_media_type",
+        ),
+        (
+            &[("Content_Type", &b"application/x-www-form-urlencoded"[..])][..],
+            "ambiguous_header_name",
+        ),
+    ] {
+        let sent = request("POST", "/authz/envoy/submit", headers, b"q=%C0%AE%C0%AE%2F");
+        let denied = exchange(gw.api, &sent).await;
+        let verdict = assert_rejected(&denied, 403);
+        assert!(kinds(&verdict).contains(&kind), "{:?}", kinds(&verdict));
+    }
+}

@@ -102,6 +102,11 @@ fn loose_parameter(piece: &[u8]) -> Option<String> {
     if value.is_empty() {
         return Some("a parameter with an empty value".to_string());
     }
+    if value.first() != Some(&b'"') && !is_token(value) {
+        // A form feed or vertical tab is white space to some parsers, part of the value to
+        // others.
+        return Some("a parameter value that is neither a token nor a quoted string".to_string());
+    }
     None
 }
 

@@ -48,6 +48,7 @@ fn lists_and_junk_are_two_readings() {
         "text/pl\u{0}ain",
         "\u{c}text/plain",
         "text/plain;\u{b}charset=utf-8",
+        "text/plain; charset=utf-8\u{c}",
     ] {
         assert!(refused(bad), "{bad:?}");
     }
