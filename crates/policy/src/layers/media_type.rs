@@ -102,12 +102,34 @@ fn loose_parameter(piece: &[u8]) -> Option<String> {
     if value.is_empty() {
         return Some("a parameter with an empty value".to_string());
     }
-    if value.first() != Some(&b'"') && !is_token(value) {
-        // A form feed or vertical tab is white space to some parsers, part of the value to
-        // others.
+    let one_value = match value.first() {
+        Some(b'"') => is_quoted_string(value),
+        _ => is_token(value),
+    };
+    if !one_value {
+        // A form feed, a CR or a control is white space to some parsers, part of the value
+        // to others, and an end to others again.
         return Some("a parameter value that is neither a token nor a quoted string".to_string());
     }
     None
+}
+
+/// RFC 9110 §5.6.4 `quoted-string`, the whole of `value`: no control but HTAB inside, nothing
+/// after the closing quote.
+fn is_quoted_string(value: &[u8]) -> bool {
+    let mut escaped = false;
+    for (i, &b) in value.iter().enumerate().skip(1) {
+        if (b < 0x20 && b != b'\t') || b == 0x7F {
+            return false;
+        }
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return i + 1 == value.len(),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The offset of a `charset=` that is not the name of a parameter: inside a quoted value, or

@@ -49,6 +49,8 @@ fn lists_and_junk_are_two_readings() {
         "\u{c}text/plain",
         "text/plain;\u{b}charset=utf-8",
         "text/plain; charset=utf-8\u{c}",
+        "text/plain; a=\"b\"\r",
+        "text/plain; a=\"b\rc\"",
     ] {
         assert!(refused(bad), "{bad:?}");
     }
