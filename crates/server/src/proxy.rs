@@ -65,10 +65,10 @@ impl Proxy {
         };
         // A head the profile refuses on its own is answered before its body is read: a body
         // framed two ways (`Content-Length: 010`, a lone chunked head) may never end.
-        let refused = !body.is_end_stream() && {
-            let head = crate::convert::to_policy_owning(&parts, Vec::new(), Mode::Proxy);
-            utf8gate_policy::head_refused(&route.profile, &head)
-        };
+        // The head is copied into the policy's request once; the body moves in after it.
+        let mut request = crate::convert::to_policy_owning(&parts, Vec::new(), Mode::Proxy);
+        let refused =
+            !body.is_end_stream() && utf8gate_policy::head_refused(&route.profile, &request);
         // The charge is held until the upstream has answered (the end of this function).
         let limit = route.max_body_bytes as usize;
         let (body, charge) = match refused {
@@ -79,7 +79,7 @@ impl Proxy {
             },
         };
         // The body moves into the policy's request and back out of it: never copied.
-        let request = crate::convert::to_policy_owning(&parts, body, Mode::Proxy);
+        request.body = body;
         let passed = (state.gate).pass(&route.profile, Some(&route), Use::Proxy, request, &charge);
         let mut passed = match passed.await {
             Ok(passed) => passed,
