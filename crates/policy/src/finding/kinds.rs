@@ -221,10 +221,11 @@ kinds! {
     /// `Content-Type`, `Content-Length`, `Transfer-Encoding`); in the head or a multipart part.
     AmbiguousHeaderName = "ambiguous_header_name", High, Reading, "RFC 9110 §5.1, §5.6.2; RFC 3875 §4.1.18",
         "has a header name that backends read as another header, or that is not a token";
-    /// Both `Content-Length` and `Transfer-Encoding`: a front proxy may frame the body by one
-    /// and the backend by the other (request smuggling); RFC 9112 lets a server refuse it.
+    /// Both `Content-Length` and `Transfer-Encoding` (a front proxy may frame the body by one
+    /// and the backend by the other: request smuggling; RFC 9112 lets a server refuse it), or
+    /// `chunked` named twice.
     AmbiguousFraming = "ambiguous_framing", High, Reading, "RFC 9112 §6.1, §6.3; CWE-444",
-        "has both Content-Length and Transfer-Encoding, which proxies and backends frame differently";
+        "has two framings (Content-Length and Transfer-Encoding, or chunked twice), which proxies and backends read differently";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

@@ -56,16 +56,38 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
             );
         }
     }
-    if lengths && transfer {
-        let why = "Content-Length and Transfer-Encoding: proxies frame by one or the other";
+    let framing = |out: &mut Decomposed, why: &str| {
         let kind = FindingKind::AmbiguousFraming;
         out.structural_named(Part::Header, "transfer-encoding", kind, 0, why.to_string());
+    };
+    if lengths && transfer {
+        framing(
+            out,
+            "Content-Length and Transfer-Encoding: proxies frame by one or the other",
+        );
     } else if lengths {
         content_lengths(request, out);
+    }
+    if transfer && chunked_count(request) > 1 {
+        framing(
+            out,
+            "chunked named twice: parsers unchunk once, twice or refuse",
+        );
     }
     if with_host {
         super::header_names::check(request, out);
     }
+}
+
+/// How many times the `Transfer-Encoding` lines name `chunked`.
+fn chunked_count(request: &Request) -> usize {
+    request
+        .headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("transfer-encoding"))
+        .flat_map(|(_, value)| value.split(|&b| b == b','))
+        .filter(|element| trim(element).eq_ignore_ascii_case(b"chunked"))
+        .count()
 }
 
 /// `Content-Length` lines (and list elements) that disagree (RFC 9112 §6.3).

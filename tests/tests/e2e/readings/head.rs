@@ -116,12 +116,12 @@ async fn a_missing_host_and_chunked_twice_are_refused() {
         "malformed_host",
     )
     .await;
-    // A coding named twice is a coding utf8gate does not read (415), body or not.
+    // `chunked` named twice is two framings (400), body or not.
     for sent in [
         &b"POST /f HTTP/1.1\r\nHost: e2e.test\r\nTransfer-Encoding: chunked, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"[..],
         b"POST /f HTTP/1.1\r\nHost: e2e.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
     ] {
-        assert_refused(&gw, &upstream, "chunked twice", sent, 415, "unsupported_coding").await;
+        assert_refused(&gw, &upstream, "chunked twice", sent, 400, "ambiguous_framing").await;
     }
     // HTTP/1.0 has no Host requirement (RFC 9112 §3.2 is HTTP/1.1's).
     let before = upstream.count();
