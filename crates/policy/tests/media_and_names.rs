@@ -233,3 +233,86 @@ fn an_xml_declaration_is_a_charset() {
     );
     assert_eq!(evaluate(&strict, &utf8).verdict.decision, Decision::Allow);
 }
+
+/// A key given twice in one object after escape decoding: parsers keep the first or the last.
+#[test]
+fn a_json_key_given_twice_is_two_readings() {
+    let strict = Profile::strict();
+    let json = b"application/json";
+    for body in [
+        &br#"{"role":"user","role":"admin"}"#[..],
+        br#"{"role":"user","\u0072ole":"admin"}"#,
+        br#"{"a":{"b":1,"b":2}}"#,
+        br#"[{"k":1},{"k":2,"k":3}]"#,
+    ] {
+        for profile in profiles() {
+            rejects_with(
+                &profile,
+                &post(json, None, body),
+                FindingKind::AmbiguousJsonKey,
+            );
+        }
+    }
+    // A text/plain body a sniffing backend reads as JSON: the same.
+    let sniffed = post(b"text/plain", None, br#"{"a":1,"a":2}"#);
+    rejects_with(&strict, &sniffed, FindingKind::AmbiguousJsonKey);
+    for fine in [
+        &br#"{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#[..],
+        br#"{"a/b":1,"a":{"b":2}}"#,
+        br#"{"r\u00e9":1,"re\u0301":2}"#,
+    ] {
+        let e = evaluate(&strict, &post(json, None, fine)).verdict;
+        assert!(
+            !e.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::AmbiguousJsonKey),
+            "{}: {e:?}",
+            String::from_utf8_lossy(fine)
+        );
+    }
+}
+
+/// Spring's `@RequestPart` parses a part typed JSON: its escapes are read, at the part.
+#[test]
+fn a_multipart_part_typed_json_is_read_as_json() {
+    let strict = Profile::strict();
+    let body = |ct: &str, content: &str| {
+        format!(
+            "--b\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: {ct}\r\n\r\n{content}\r\n--b--\r\n"
+        )
+        .into_bytes()
+    };
+    let multipart = b"multipart/form-data; boundary=b";
+    let nul = post(
+        multipart,
+        None,
+        &body("application/json", r#"{"name":"a\u0000b"}"#),
+    );
+    let verdict = evaluate(&strict, &nul).verdict;
+    assert_eq!(verdict.decision, Decision::Reject, "{verdict:?}");
+    let found = verdict.findings.iter().find(|f| f.kind == FindingKind::Nul);
+    let at = found.map(|f| &f.location);
+    assert!(
+        at.is_some_and(|l| l.name.as_deref() == Some("meta") && l.index == Some(0)),
+        "{verdict:?}"
+    );
+    let twice = post(
+        multipart,
+        None,
+        &body("application/vnd.x+json", r#"{"a":1,"a":2}"#),
+    );
+    rejects_with(&strict, &twice, FindingKind::AmbiguousJsonKey);
+    // As plain text the same escape is six ASCII characters: nothing to find.
+    let text = post(
+        multipart,
+        None,
+        &body("text/plain", r#"{"name":"a\u0000b"}"#),
+    );
+    assert_eq!(evaluate(&strict, &text).verdict.decision, Decision::Allow);
+    let clean = post(
+        multipart,
+        None,
+        &body("application/json", r#"{"name":"Grüße"}"#),
+    );
+    assert_eq!(evaluate(&strict, &clean).verdict.decision, Decision::Allow);
+}

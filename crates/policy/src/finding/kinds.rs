@@ -226,6 +226,10 @@ kinds! {
     /// `chunked` named twice.
     AmbiguousFraming = "ambiguous_framing", High, Reading, "RFC 9112 §6.1, §6.3; CWE-444",
         "has two framings (Content-Length and Transfer-Encoding, or chunked twice), which proxies and backends read differently";
+    /// A key repeated in one JSON object once its escapes are decoded (`"a"` and `"\u0061"`):
+    /// some parsers keep the first value, others the last.
+    AmbiguousJsonKey = "ambiguous_json_key", High, Reading, "RFC 8259 §4; RFC 7493 §2.3",
+        "has a JSON object with a key given twice, whose first or last value parsers keep";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

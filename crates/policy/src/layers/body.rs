@@ -4,7 +4,7 @@
 use super::decomposed::{Decomposed, whole_body};
 use super::{parts, readings};
 use crate::finding::FindingKind;
-use crate::location::Part;
+use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request, is_binary, is_utf8_label, trim};
 
@@ -142,5 +142,42 @@ fn typed<'a>(
     match readings::claiming(ct) {
         Some(reading) => (reading.read)(body, ct, profile, scan_binary, out),
         None => whole_body(body, out),
+    }
+    typed_parts(body, profile, scan_binary, out);
+}
+
+/// The parts of a multipart body whose declared type a reading claims, read so as well (a
+/// JSON part's strings, escapes decoded), check-only, each field and finding at its part.
+/// A part is not read as multipart again: one level, as backends read them.
+fn typed_parts(body: &[u8], profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
+    for typed in std::mem::take(&mut out.typed_parts) {
+        let ct = ContentType::parse(&typed.content_type);
+        let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") else {
+            continue;
+        };
+        let mut second = Decomposed {
+            layer_room: out.layer_room,
+            ..Decomposed::default()
+        };
+        (reading.read)(
+            &body[typed.span.clone()],
+            &ct,
+            profile,
+            scan_binary,
+            &mut second,
+        );
+        let at_part = |location: &mut Location| {
+            location.name.clone_from(&typed.location.name);
+            location.index = typed.location.index;
+        };
+        second
+            .fields
+            .iter_mut()
+            .for_each(|f| at_part(&mut f.location));
+        for (location, finding) in &mut second.structural {
+            at_part(location);
+            finding.offset += typed.span.start;
+        }
+        out.absorb_check_only(second);
     }
 }

@@ -14,6 +14,20 @@ pub(crate) struct Decomposed<'a> {
     /// Detailed layer findings (escapes) the fields may still carry: the verdict lists no more
     /// than `max_findings`, so no more are built; the rest are counted (`crate::found`).
     pub(crate) layer_room: usize,
+    /// Multipart parts that declare a media type some body reading claims (JSON, a form):
+    /// read so as well, check-only, once the multipart reading is done.
+    pub(crate) typed_parts: Vec<TypedPart>,
+}
+
+/// A multipart part whose declared type a body reading may claim.
+#[derive(Debug)]
+pub(crate) struct TypedPart {
+    /// The content's span in the body.
+    pub(crate) span: core::ops::Range<usize>,
+    /// The part's `Content-Type` value.
+    pub(crate) content_type: Vec<u8>,
+    /// The part's location (name and index); its fields keep them.
+    pub(crate) location: Location,
 }
 
 impl Default for Decomposed<'_> {
@@ -22,6 +36,7 @@ impl Default for Decomposed<'_> {
             fields: Vec::new(),
             structural: Vec::new(),
             layer_room: crate::profile::Limits::default().max_findings,
+            typed_parts: Vec::new(),
         }
     }
 }

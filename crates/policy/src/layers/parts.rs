@@ -2,7 +2,7 @@
 //! name and filename, every part header, the content (decoded when a profile opts in to
 //! transfer encodings or foreign charsets), and every ambiguity of the splitter refused.
 
-use super::decomposed::{Decomposed, whole_body};
+use super::decomposed::{Decomposed, TypedPart, whole_body};
 use super::reading::BodyReading;
 use super::transfer::{decode_base64, decode_quoted_printable};
 use super::{multipart, percent};
@@ -167,6 +167,15 @@ pub(crate) fn multipart_body<'a>(
                     continue;
                 }
                 out.fields.push(field);
+                // A part typed JSON (or a form) is also read so (Spring's `@RequestPart`).
+                let declared = part.headers.iter().find(|(h, _)| h == "content-type");
+                if let Some((_, value)) = declared {
+                    out.typed_parts.push(TypedPart {
+                        span: part.content.clone(),
+                        content_type: body[value.clone()].to_vec(),
+                        location: location(Part::MultipartContent),
+                    });
+                }
             }
         }
     }

@@ -10,11 +10,8 @@ use crate::request::ContentType;
 /// with its `READING` and one line in [`super::readings::READINGS`].
 pub(crate) struct BodyReading {
     /// Its name (`json`, `form`, `multipart`), as the docs and the `[[exclusion]]` and
-    /// `[[identity]]` selectors name it (a test holds each to a selector key).
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the name is for tests and readers")
-    )]
+    /// `[[identity]]` selectors name it (a test holds each to a selector key); a typed multipart
+    /// part is never read as multipart again.
     pub(crate) name: &'static str,
     /// Whether a body of this media type is read this way. A type a looser backend reads as
     /// this one is refused before (`ambiguous_media_type`), not claimed.

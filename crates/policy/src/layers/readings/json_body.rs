@@ -90,9 +90,24 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     }
 }
 
-/// The fields of a scanned JSON document whose first byte is at `start` of the body.
+/// The fields of a scanned JSON document whose first byte is at `start` of the body. A key
+/// repeated in one object (same pointer: same parent, same decoded key) is
+/// `ambiguous_json_key`; pointers cut at [`json::MAX_POINTER_BYTES`] are not compared.
 fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decomposed) {
+    use core::hash::BuildHasher;
+    let hasher = std::collections::hash_map::RandomState::new();
+    let mut keys = std::collections::HashSet::new();
     for s in strings {
+        let comparable = s.is_key && s.pointer.len() < json::MAX_POINTER_BYTES;
+        if comparable && !keys.insert(hasher.hash_one(&s.pointer)) {
+            out.structural_at(
+                Location::part(Part::JsonKey).with_pointer(&s.pointer),
+                FindingKind::AmbiguousJsonKey,
+                start + s.raw.start,
+                "a key given twice in one object: parsers keep the first or the last value"
+                    .to_string(),
+            );
+        }
         let part = if s.is_key {
             Part::JsonKey
         } else {
