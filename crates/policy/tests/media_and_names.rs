@@ -316,3 +316,33 @@ fn a_multipart_part_typed_json_is_read_as_json() {
     );
     assert_eq!(evaluate(&strict, &clean).verdict.decision, Decision::Allow);
 }
+
+/// GraphQL over GET and `filter=` values: JSON the application parses, read as JSON too.
+#[test]
+fn json_inside_query_and_form_values_is_read_as_json() {
+    let strict = Profile::strict();
+    let get = |target: &[u8]| Request::new("GET", target).header("Host", b"a.example");
+    let nul = get(b"/graphql?query=q&variables=%7B%22a%22%3A%22x%5Cu0000y%22%7D");
+    let verdict = evaluate(&strict, &nul).verdict;
+    let found = verdict.findings.iter().find(|f| f.kind == FindingKind::Nul);
+    assert!(
+        found.is_some_and(|f| f.location.name.as_deref() == Some("variables")
+            && f.location.pointer.as_deref() == Some("/a")),
+        "{verdict:?}"
+    );
+    assert_eq!(verdict.decision, Decision::Reject);
+    let form = post(
+        b"application/x-www-form-urlencoded",
+        None,
+        b"filter=%5B%7B%22k%22%3A1%2C%22k%22%3A2%7D%5D",
+    );
+    rejects_with(&strict, &form, FindingKind::AmbiguousJsonKey);
+    for fine in [
+        &b"/s?filter=%5B1%2C2%5D"[..],
+        b"/s?q=%7Bnot%20json",
+        b"/s?variables=%7B%22name%22%3A%22Gr%C3%BC%C3%9Fe%22%7D",
+    ] {
+        let verdict = evaluate(&strict, &get(fine)).verdict;
+        assert_eq!(verdict.decision, Decision::Allow, "{verdict:?}");
+    }
+}

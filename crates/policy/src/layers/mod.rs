@@ -162,5 +162,6 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     if !request.body.is_empty() {
         body::body(request, profile, profile.scan_binary, &mut out);
     }
+    readings::json_in_values(profile, &mut out);
     out
 }

@@ -6,11 +6,51 @@
 mod form;
 mod json_body;
 
+use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
 pub(crate) const READINGS: [&BodyReading; 3] =
     [&json_body::READING, &form::READING, &super::parts::READING];
+
+/// Query and form values that parse as a JSON object or array, which applications parse
+/// (GraphQL over GET `variables=`, `filter=`): also read as JSON, check-only, each string at
+/// its value's name and index. Each value is read once: linear in the request.
+pub(crate) fn json_in_values(profile: &super::super::profile::Profile, out: &mut Decomposed) {
+    use crate::location::Part;
+    let values: Vec<(crate::location::Location, Vec<u8>)> = out
+        .fields
+        .iter()
+        .filter(|f| !f.check_only && matches!(f.location.part, Part::QueryValue | Part::FormValue))
+        .filter(|f| {
+            matches!(
+                f.bytes.iter().find(|b| !b.is_ascii_whitespace()),
+                Some(b'{' | b'[')
+            )
+        })
+        .map(|f| (f.location.clone(), f.bytes.to_vec()))
+        .collect();
+    let Some(sniffed) = json_body::READING.sniffed else {
+        return;
+    };
+    let untyped = crate::request::ContentType::parse(b"");
+    for (location, value) in values {
+        let mut second = Decomposed {
+            layer_room: out.layer_room,
+            ..Decomposed::default()
+        };
+        sniffed(&value, &untyped, profile, &mut second);
+        for field in &mut second.fields {
+            field.location.name.clone_from(&location.name);
+            field.location.index = location.index;
+        }
+        for (at, _) in &mut second.structural {
+            at.name.clone_from(&location.name);
+            at.index = location.index;
+        }
+        out.absorb_check_only(second);
+    }
+}
 
 /// The reading that claims `ct`, if any.
 pub(crate) fn claiming(ct: &crate::request::ContentType) -> Option<&'static BodyReading> {
