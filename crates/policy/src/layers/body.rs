@@ -4,7 +4,7 @@
 use super::decomposed::{Decomposed, whole_body};
 use super::{parts, readings};
 use crate::finding::FindingKind;
-use crate::location::{Location, Part};
+use crate::location::Part;
 use crate::profile::Profile;
 use crate::request::{ContentType, Request, is_binary, is_utf8_label, trim};
 
@@ -121,10 +121,7 @@ fn other_readings(body: &[u8], ct: &ContentType, profile: &Profile, out: &mut De
     if !(untyped || ct.essence == "text/plain" || ct.essence == "application/octet-stream") {
         return;
     }
-    let mut second = Decomposed {
-        layer_room: out.layer_room,
-        ..Decomposed::default()
-    };
+    let mut second = out.second();
     for sniffed in readings::READINGS.iter().filter_map(|r| r.sniffed) {
         sniffed(body, ct, profile, &mut second);
     }
@@ -155,27 +152,11 @@ fn typed_parts(body: &[u8], profile: &Profile, scan_binary: bool, out: &mut Deco
         let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") else {
             continue;
         };
-        let mut second = Decomposed {
-            layer_room: out.layer_room,
-            ..Decomposed::default()
-        };
-        (reading.read)(
-            &body[typed.span.clone()],
-            &ct,
-            profile,
-            scan_binary,
-            &mut second,
-        );
-        let at_part = |location: &mut Location| {
-            location.name.clone_from(&typed.location.name);
-            location.index = typed.location.index;
-        };
-        second
-            .fields
-            .iter_mut()
-            .for_each(|f| at_part(&mut f.location));
-        for (location, finding) in &mut second.structural {
-            at_part(location);
+        let mut second = out.second();
+        let content = &body[typed.span.clone()];
+        (reading.read)(content, &ct, profile, scan_binary, &mut second);
+        second.relocate(&typed.location);
+        for (_, finding) in &mut second.structural {
             finding.offset += typed.span.start;
         }
         out.absorb_check_only(second);

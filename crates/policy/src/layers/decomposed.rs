@@ -85,6 +85,25 @@ impl<'a> Decomposed<'a> {
         ));
     }
 
+    /// An empty second reading of bytes `self` also reads, sharing its room for detailed
+    /// findings.
+    pub(super) fn second<'b>(&self) -> Decomposed<'b> {
+        Decomposed {
+            layer_room: self.layer_room,
+            ..Decomposed::default()
+        }
+    }
+
+    /// Puts every field and structural finding at `at`'s name and index (a second reading of
+    /// one value or part: its own locations say where inside it).
+    pub(super) fn relocate(&mut self, at: &Location) {
+        let locations = self.fields.iter_mut().map(|f| &mut f.location);
+        for location in locations.chain(self.structural.iter_mut().map(|(l, _)| l)) {
+            location.name.clone_from(&at.name);
+            location.index = at.index;
+        }
+    }
+
     /// Takes over the findings of a second reading, its fields checked but never rewritten.
     /// Its fields are copied when they borrow bytes that `self` may outlive.
     pub(super) fn absorb_check_only(&mut self, other: Decomposed<'_>) {

@@ -4,7 +4,7 @@
 //! gateway cannot know which one the backend takes.
 
 use super::decomposed::Decomposed;
-use super::media_type::is_tchar;
+use super::media_type::{is_tchar, quoted_string_end};
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::request::{Request, split_params, trim};
@@ -220,20 +220,6 @@ pub(crate) fn parameter_ambiguity(value: &[u8]) -> Option<(usize, FindingKind, S
             ));
         }
         names.push(base);
-    }
-    None
-}
-
-/// Where the quoted-string at the start of `raw` ends (after its closing quote), if it does.
-fn quoted_string_end(raw: &[u8]) -> Option<usize> {
-    let mut escaped = false;
-    for (i, &b) in raw.iter().enumerate().skip(1) {
-        match b {
-            _ if escaped => escaped = false,
-            b'\\' => escaped = true,
-            b'"' => return Some(i + 1),
-            _ => {}
-        }
     }
     None
 }

@@ -117,19 +117,22 @@ fn loose_parameter(piece: &[u8]) -> Option<String> {
 /// RFC 9110 §5.6.4 `quoted-string`, the whole of `value`: no control but HTAB inside, nothing
 /// after the closing quote.
 fn is_quoted_string(value: &[u8]) -> bool {
+    let control = |&b: &u8| (b < 0x20 && b != b'\t') || b == 0x7F;
+    quoted_string_end(value) == Some(value.len()) && !value.iter().any(control)
+}
+
+/// Where the quoted-string at the start of `raw` ends (after its closing quote), if it does.
+pub(crate) fn quoted_string_end(raw: &[u8]) -> Option<usize> {
     let mut escaped = false;
-    for (i, &b) in value.iter().enumerate().skip(1) {
-        if (b < 0x20 && b != b'\t') || b == 0x7F {
-            return false;
-        }
+    for (i, &b) in raw.iter().enumerate().skip(1) {
         match b {
             _ if escaped => escaped = false,
             b'\\' => escaped = true,
-            b'"' => return i + 1 == value.len(),
+            b'"' => return Some(i + 1),
             _ => {}
         }
     }
-    false
+    None
 }
 
 /// The offset of a `charset=` that is not the name of a parameter: inside a quoted value, or

@@ -35,19 +35,9 @@ pub(crate) fn json_in_values(profile: &super::super::profile::Profile, out: &mut
     };
     let untyped = crate::request::ContentType::parse(b"");
     for (location, value) in values {
-        let mut second = Decomposed {
-            layer_room: out.layer_room,
-            ..Decomposed::default()
-        };
+        let mut second = out.second();
         sniffed(&value, &untyped, profile, &mut second);
-        for field in &mut second.fields {
-            field.location.name.clone_from(&location.name);
-            field.location.index = location.index;
-        }
-        for (at, _) in &mut second.structural {
-            at.name.clone_from(&location.name);
-            at.index = location.index;
-        }
+        second.relocate(&location);
         out.absorb_check_only(second);
     }
 }

@@ -21,14 +21,7 @@ pub(crate) const READING: BodyReading = BodyReading {
 
 /// The fields of a form body; past `max_parameters`, `limit_exceeded`.
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
-    let (fields, cut) = query::fields(
-        body,
-        Container::Body,
-        0,
-        true,
-        profile.limits.max_parameters,
-        &mut out.layer_room,
-    );
+    let (fields, cut) = pairs(body, profile, out);
     form_charset(&fields, profile, out);
     out.fields.extend(fields);
     if cut {
@@ -50,16 +43,15 @@ fn sniffed<'a>(body: &'a [u8], ct: &ContentType, profile: &Profile, out: &mut De
             .iter()
             .any(|b| b.is_ascii_whitespace() || b.is_ascii_control());
     if form_like {
-        let (fields, _) = query::fields(
-            body,
-            Container::Body,
-            0,
-            true,
-            profile.limits.max_parameters,
-            &mut out.layer_room,
-        );
+        let (fields, _) = pairs(body, profile, out);
         out.fields.extend(fields);
     }
+}
+
+/// The pairs of a form body, within `max_parameters` (and whether it cut them).
+fn pairs(body: &[u8], profile: &Profile, out: &mut Decomposed) -> (Vec<Field<'static>>, bool) {
+    let max = profile.limits.max_parameters;
+    query::fields(body, Container::Body, 0, true, max, &mut out.layer_room)
 }
 
 /// A `_charset_` form field naming another charset than UTF-8: Apache Sling (AEM) and others

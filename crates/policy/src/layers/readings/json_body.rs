@@ -92,14 +92,19 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
 
 /// The fields of a scanned JSON document whose first byte is at `start` of the body. A key
 /// repeated in one object (same pointer: same parent, same decoded key) is
-/// `ambiguous_json_key`; pointers cut at [`json::MAX_POINTER_BYTES`] are not compared.
+/// `ambiguous_json_key` (the first one only); pointers cut at [`json::MAX_POINTER_BYTES`]
+/// are not compared.
 fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decomposed) {
     use core::hash::BuildHasher;
     let hasher = std::collections::hash_map::RandomState::new();
     let mut keys = std::collections::HashSet::new();
+    let mut repeated = false;
     for s in strings {
-        let comparable = s.is_key && s.pointer.len() < json::MAX_POINTER_BYTES;
+        // One finding refuses the document: the next duplicates are not reported (their cost
+        // would follow the findings, not the bytes).
+        let comparable = s.is_key && s.pointer.len() < json::MAX_POINTER_BYTES && !repeated;
         if comparable && !keys.insert(hasher.hash_one(&s.pointer)) {
+            repeated = true;
             out.structural_at(
                 Location::part(Part::JsonKey).with_pointer(&s.pointer),
                 FindingKind::AmbiguousJsonKey,
