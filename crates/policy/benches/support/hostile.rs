@@ -122,6 +122,9 @@ pub const NAMES: &[&str] = &[
     "json-long-pointer",
     "json-over-string-cap",
     "json-identities",
+    "json-duplicate-keys",
+    "form-json-values",
+    "multipart-json-parts",
     "form-nul",
     "form-c0ae",
     "form-bare-percent",
@@ -215,6 +218,11 @@ fn describe(name: &str) -> &'static str {
         "json-long-pointer" => "90 000 JSON strings under a 1 000-byte key (long pointers)",
         "json-over-string-cap" => "more JSON strings than max_json_strings",
         "json-identities" => "[{\"u\": fullwidth username}, ...] under an identity profile",
+        "json-duplicate-keys" => {
+            "one object of 45 000 members, every key \"k\" (twin: k0, k1, ...)"
+        }
+        "form-json-values" => "1 000 form values that are JSON objects (twin: plain values)",
+        "multipart-json-parts" => "99 parts typed application/json (twin: text/plain)",
         "form-nul" => "one form value of %00 escapes",
         "form-c0ae" => "one form value of %c0%ae escapes",
         "form-bare-percent" => "one form value of bare '%', 1 malformed_escape / byte",

@@ -40,12 +40,42 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
                 array(&object(&"mike".repeat(48)), size),
             )
         }
+        "json-duplicate-keys" => twins(members(true, size), members(false, size)),
         _ => twins(
             // json-over-string-cap: `"a",` as often as fits, far past `max_json_strings`.
             strings(b"[", b"a", b"]", size / 4, size),
             clean_framed(b"[\"", b"\"]", size),
         ),
     }
+}
+
+/// One object of `JSON_STRINGS / 2` members whose values fill `size` bytes: every key `"k"`
+/// when `duplicate`, else `"k0"`, `"k1"`, ... (spaces make the lengths equal).
+fn members(duplicate: bool, size: usize) -> Vec<u8> {
+    let count = JSON_STRINGS / 2;
+    let each = size.saturating_sub(2) / count;
+    let mut out = Vec::with_capacity(size);
+    out.push(b'{');
+    for i in 0..count {
+        let key = if duplicate {
+            "k".to_string()
+        } else {
+            format!("k{i}")
+        };
+        let head = format!(
+            "{}\"{key}\"{:>pad$}:\"",
+            if i > 0 { "," } else { "" },
+            "",
+            pad = 6 - key.len().min(6)
+        );
+        out.extend_from_slice(head.as_bytes());
+        let value = each.saturating_sub(head.len() + 1);
+        out.extend(std::iter::repeat_n(b'a', value));
+        out.push(b'"');
+    }
+    out.push(b'}');
+    out.resize(size.max(out.len()), b' ');
+    out
 }
 
 /// A JSON array of `item` as often as fits, then spaces: exactly `size` bytes.
@@ -85,6 +115,19 @@ fn strings(open: &[u8], unit: &[u8], close: &[u8], count: usize, size: usize) ->
 
 /// A form case and its twin: one field `a` of clean letters.
 pub(super) fn form(name: &str, size: usize) -> (Input, Input) {
+    if name == "form-json-values" {
+        // 1 000 values (the default `max_parameters`), each a JSON object, or as many plain.
+        let each = size / 1_000;
+        let value = |json: bool| {
+            let (open, close): (&[u8], &[u8]) = if json {
+                (b"v=%7B%22a%22%3A%22", b"%22%7D&")
+            } else {
+                (b"v=", b"&")
+            };
+            framed(open, b"b", b"b", close, each)
+        };
+        return twins(value(true).repeat(1_000), value(false).repeat(1_000));
+    }
     let unit: &[u8] = match name {
         "form-nul" => b"%00",
         "form-c0ae" => b"%c0%ae",
@@ -123,6 +166,10 @@ pub(super) fn multipart(name: &str, size: usize) -> (Input, Input) {
     };
     let (hostile, clean) = match name {
         "multipart-nul-parts" => (parts(b"\0", size), parts(b"", size)),
+        "multipart-json-parts" => (
+            typed_parts(b"application/json", size),
+            typed_parts(b"text/plain", size),
+        ),
         "multipart-header-lines" => one_part(&framed(b"", b"a:\r\n", b"", b"", size / 2)),
         _ => {
             // Singleton header lines after many others: each is compared with every line
@@ -175,6 +222,29 @@ fn parts(unit: &[u8], size: usize) -> Vec<u8> {
         unit.repeat(missing)[..missing].to_vec()
     };
     out.splice(at..at, filler);
+    out
+}
+
+/// `PARTS` parts typed `content_type`, each a JSON object of one long string: exactly `size`
+/// bytes but for the rounding of `size / PARTS`, the same for every type.
+fn typed_parts(content_type: &[u8], size: usize) -> Vec<u8> {
+    let close = [b"--", BOUNDARY, b"--\r\n"].concat();
+    let each = size.saturating_sub(close.len()) / PARTS;
+    let mut out = Vec::with_capacity(size);
+    for i in 0..PARTS {
+        let mut head = delimiter();
+        head.extend_from_slice(
+            format!("Content-Disposition: form-data; name=\"f{i:02}\"\r\nContent-Type: ")
+                .as_bytes(),
+        );
+        head.extend_from_slice(content_type);
+        head.extend_from_slice(b"\r\n\r\n");
+        let content = each.saturating_sub(head.len() + 2);
+        out.extend_from_slice(&head);
+        out.extend_from_slice(&framed(b"{\"a\":\"", b"b", b"b", b"\"}", content));
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(&close);
     out
 }
 
