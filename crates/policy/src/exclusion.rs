@@ -37,6 +37,11 @@ pub enum Target {
     /// JSON keys and strings at a JSON pointer (RFC 6901); a `*` segment matches any one
     /// segment (an array index or a member name).
     Json(String),
+    /// XML names and text at an XPath-like path (`/feed/entry[2]/title`); a `*` segment
+    /// matches any one step.
+    Xml(String),
+    /// YAML keys and scalars at a path written as a JSON pointer; `*` as for `json`.
+    Yaml(String),
     /// A multipart part, by its `name`: name, filename, part headers and content.
     Multipart(String),
     /// The request path, when it starts with this prefix (raw bytes, as received).
@@ -52,6 +57,8 @@ impl Target {
             Target::Header(_) => "header",
             Target::Cookie(_) => "cookie",
             Target::Json(_) => "json",
+            Target::Xml(_) => "xml",
+            Target::Yaml(_) => "yaml",
             Target::Multipart(_) => "multipart",
             Target::Path(_) => "path",
         }
@@ -65,6 +72,8 @@ impl Target {
             | Target::Header(v)
             | Target::Cookie(v)
             | Target::Json(v)
+            | Target::Xml(v)
+            | Target::Yaml(v)
             | Target::Multipart(v)
             | Target::Path(v) => v,
         }
@@ -78,6 +87,8 @@ impl Target {
             "header" => Target::Header(value),
             "cookie" => Target::Cookie(value),
             "json" => Target::Json(value),
+            "xml" => Target::Xml(value),
+            "yaml" => Target::Yaml(value),
             "multipart" => Target::Multipart(value),
             "path" => Target::Path(value),
             _ => return None,
@@ -85,12 +96,14 @@ impl Target {
     }
 
     /// The configuration keys, in documentation order.
-    pub const KEYS: [&'static str; 7] = [
+    pub const KEYS: [&'static str; 9] = [
         "query",
         "form",
         "header",
         "cookie",
         "json",
+        "xml",
+        "yaml",
         "multipart",
         "path",
     ];
@@ -140,8 +153,13 @@ impl Target {
             Target::Multipart(n) => {
                 location.part.class() == crate::LocationClass::Multipart && name == Some(n)
             }
-            Target::Json(pattern) => {
-                matches!(location.part, Part::JsonKey | Part::JsonString)
+            Target::Json(pattern) | Target::Xml(pattern) | Target::Yaml(pattern) => {
+                let class = match self {
+                    Target::Json(_) => crate::LocationClass::Json,
+                    Target::Xml(_) => crate::LocationClass::Xml,
+                    _ => crate::LocationClass::Yaml,
+                };
+                location.part.class() == class
                     && location
                         .pointer
                         .as_deref()
@@ -157,9 +175,9 @@ impl Target {
     pub fn never_matches(&self) -> Option<String> {
         match self {
             _ if self.value().is_empty() => Some(format!("an empty {} selector", self.key())),
-            Target::Json(p) if !p.starts_with('/') => Some(format!(
-                "JSON pointer {p:?} does not start with '/' (RFC 6901)"
-            )),
+            Target::Json(p) | Target::Xml(p) | Target::Yaml(p) if !p.starts_with('/') => {
+                Some(format!("{} path {p:?} does not start with '/'", self.key()))
+            }
             Target::Path(p) if !p.starts_with('/') => {
                 Some(format!("path prefix {p:?} does not start with '/'"))
             }
@@ -250,6 +268,10 @@ pub struct ExclusionSpec {
     pub cookie: Option<String>,
     /// A JSON pointer, `*` for any one segment.
     pub json: Option<String>,
+    /// An XML path (`/feed/entry[2]/title`), `*` for any one step.
+    pub xml: Option<String>,
+    /// A YAML path as a JSON pointer, `*` for any one segment.
+    pub yaml: Option<String>,
     /// A multipart field name.
     pub multipart: Option<String>,
     /// A path prefix.
@@ -272,6 +294,8 @@ impl ExclusionSpec {
             ("header", self.header),
             ("cookie", self.cookie),
             ("json", self.json),
+            ("xml", self.xml),
+            ("yaml", self.yaml),
             ("multipart", self.multipart),
             ("path", self.path),
         ];

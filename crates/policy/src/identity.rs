@@ -122,6 +122,8 @@ impl Identity {
                 | Part::CookieValue
                 | Part::Header
                 | Part::JsonString
+                | Part::XmlText
+                | Part::YamlString
                 | Part::MultipartContent
         ) && self.target.matches(location, path)
     }
@@ -169,6 +171,10 @@ pub struct IdentitySpec {
     pub cookie: Option<String>,
     /// A JSON pointer, `*` for any one segment.
     pub json: Option<String>,
+    /// An XML path, `*` for any one step.
+    pub xml: Option<String>,
+    /// A YAML path as a JSON pointer, `*` for any one segment.
+    pub yaml: Option<String>,
     /// A multipart field name.
     pub multipart: Option<String>,
 }
@@ -186,6 +192,8 @@ impl IdentitySpec {
             ("header", self.header),
             ("cookie", self.cookie),
             ("json", self.json),
+            ("xml", self.xml),
+            ("yaml", self.yaml),
             ("multipart", self.multipart),
         ];
         let target = Target::one_of(selectors, "an identity")?;

@@ -43,6 +43,17 @@ pub enum Part {
     UrlQuery,
     /// An RFC 8187 extended parameter of a header (`title*=UTF-8''...`), decoded.
     HeaderParameter,
+    /// An XML element, attribute or processing-instruction target name; `pointer` is its
+    /// XPath-like path (`/feed/entry[2]/@href`).
+    XmlName,
+    /// XML character data (text, CDATA, attribute values, comments, processing-instruction
+    /// data), character and entity references decoded; `pointer` is its XPath-like path.
+    XmlText,
+    /// A YAML mapping key (a scalar of any style, escapes decoded); `pointer` is its path as
+    /// an RFC 6901 pointer, prefixed by the document's index in a stream of several.
+    YamlKey,
+    /// A YAML scalar value of any style, escapes decoded; `pointer` as for keys.
+    YamlString,
 }
 
 impl Part {
@@ -54,6 +65,8 @@ impl Part {
             Part::Header => LocationClass::Header,
             Part::FormKey | Part::FormValue => LocationClass::Form,
             Part::JsonKey | Part::JsonString => LocationClass::Json,
+            Part::XmlName | Part::XmlText => LocationClass::Xml,
+            Part::YamlKey | Part::YamlString => LocationClass::Yaml,
             Part::MultipartName
             | Part::MultipartFilename
             | Part::MultipartHeader
@@ -71,7 +84,12 @@ impl Part {
     pub fn is_text_content(self) -> bool {
         matches!(
             self,
-            Part::FormValue | Part::JsonString | Part::MultipartContent | Part::Body
+            Part::FormValue
+                | Part::JsonString
+                | Part::XmlText
+                | Part::YamlString
+                | Part::MultipartContent
+                | Part::Body
         )
     }
 
@@ -95,6 +113,10 @@ pub enum LocationClass {
     Form,
     /// JSON keys and strings.
     Json,
+    /// XML names and character data.
+    Xml,
+    /// YAML keys and scalars.
+    Yaml,
     /// Multipart names, filenames, part headers and contents.
     Multipart,
     /// Whole text bodies.
@@ -103,12 +125,14 @@ pub enum LocationClass {
 
 impl LocationClass {
     /// Every class.
-    pub const ALL: [LocationClass; 7] = [
+    pub const ALL: [LocationClass; 9] = [
         LocationClass::Path,
         LocationClass::Query,
         LocationClass::Header,
         LocationClass::Form,
         LocationClass::Json,
+        LocationClass::Xml,
+        LocationClass::Yaml,
         LocationClass::Multipart,
         LocationClass::Body,
     ];
@@ -121,6 +145,8 @@ impl LocationClass {
             LocationClass::Header => "header",
             LocationClass::Form => "form",
             LocationClass::Json => "json",
+            LocationClass::Xml => "xml",
+            LocationClass::Yaml => "yaml",
             LocationClass::Multipart => "multipart",
             LocationClass::Body => "body",
         }
@@ -135,7 +161,8 @@ pub struct Location {
     /// Parameter, header or multipart field name (lossily decoded, at most 128 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// JSON pointer (RFC 6901) of a JSON key or string.
+    /// JSON pointer (RFC 6901) of a JSON key or string, the path of a YAML key or scalar, or
+    /// the XPath-like path of an XML name or text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
     /// Multipart part index (from 0), or the index of a repeated query/form parameter.

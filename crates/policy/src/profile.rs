@@ -375,6 +375,8 @@ struct RawRule {
     header: Option<Action>,
     form: Option<Action>,
     json: Option<Action>,
+    xml: Option<Action>,
+    yaml: Option<Action>,
     multipart: Option<Action>,
     body: Option<Action>,
 }
@@ -387,6 +389,8 @@ impl RawRule {
             (C::Header, self.header),
             (C::Form, self.form),
             (C::Json, self.json),
+            (C::Xml, self.xml),
+            (C::Yaml, self.yaml),
             (C::Multipart, self.multipart),
             (C::Body, self.body),
         ]
