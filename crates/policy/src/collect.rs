@@ -165,7 +165,8 @@ impl<'p> Collector<'p> {
     }
 
     /// Records everything one field's checks found, at `location`: every kind's action (its
-    /// rule's, `log` for a rewriting rule of a `check_only` field), counts, and the detailed
+    /// rule's, `log` for a rewriting rule of a `check_only` field, `reject` for one of a field
+    /// that cannot be rewritten), counts, and the detailed
     /// findings in offset order while there is room. Returns the actions, by kind.
     pub(crate) fn add_found(
         &mut self,
@@ -179,6 +180,9 @@ impl<'p> Collector<'p> {
             let action = match self.action(kind, location) {
                 // A second reading is checked, never rewritten: the first one rewrites.
                 a if a.rewrites() && check_only => Action::Log,
+                // A field that cannot be written back (an XML name, which its end tag repeats)
+                // refuses what would rewrite it.
+                a if a.rewrites() && !location.part.is_rewritable() => Action::Reject,
                 a => a,
             };
             actions.0[kind.index()] = Some(action);

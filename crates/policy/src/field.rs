@@ -33,6 +33,9 @@ pub(crate) enum Encoding {
     Quoted,
     /// The percent-encoded tail of an RFC 8187 `ext-value` (`filename*=UTF-8''...`).
     ExtValue,
+    /// XML character data or an attribute value: markup characters and forbidden controls
+    /// written as references.
+    XmlText,
 }
 
 /// One field: its location, the bytes the application receives, and where they are written.

@@ -93,6 +93,12 @@ impl Part {
         )
     }
 
+    /// `false` for fields that cannot be written back alone: an XML element or attribute
+    /// name (an end tag repeats it). An action that would rewrite one rejects instead.
+    pub fn is_rewritable(self) -> bool {
+        self != Part::XmlName
+    }
+
     /// `true` for fields whose bytes name a file system path or route.
     pub fn is_path_like(self) -> bool {
         matches!(self, Part::Path | Part::MultipartFilename | Part::UrlPath)

@@ -18,7 +18,9 @@ mod error;
 mod readings;
 pub use error::ProfileError;
 use error::{line_of, nth_line_of};
-pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings};
+pub use readings::{
+    CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
+};
 
 /// Bounds on the work one evaluation may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -156,7 +158,10 @@ impl Profile {
                 FindingKind::ExcessiveCombining => Rule::everywhere(Reject),
                 FindingKind::Lookalike => Rule::everywhere(Log),
                 FindingKind::Nul => Rule::everywhere(Reject),
-                FindingKind::Control => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
+                // XML 1.0 forbids the C0 controls but TAB, LF, CR, even as references (§2.2).
+                FindingKind::Control => {
+                    Rule::everywhere(Log).with(&[C::Path, C::Query, C::Header, C::Xml], Reject)
+                }
                 FindingKind::BidiControl => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
                 FindingKind::Noncharacter => Rule::everywhere(Log),
                 FindingKind::EscapedSurrogate => Rule::everywhere(Reject),

@@ -230,6 +230,11 @@ kinds! {
     /// some parsers keep the first value, others the last.
     AmbiguousJsonKey = "ambiguous_json_key", High, Reading, "RFC 8259 §4; RFC 7493 §2.3",
         "has a JSON object with a key given twice, whose first or last value parsers keep";
+    /// An XML document type declaration that declares entities or attribute defaults, or names
+    /// an external DTD to load: parsers that expand or load it read text (or attributes) that
+    /// no field of the document shows (XXE, billion laughs).
+    XmlDoctype = "xml_doctype", High, Reading, "XML 1.0 §2.8, §4.2; CWE-611; CWE-776",
+        "has an XML DOCTYPE whose entities or external DTD parsers expand into text no field shows";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

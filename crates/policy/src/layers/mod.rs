@@ -18,6 +18,7 @@ mod readings;
 mod transfer;
 
 pub(crate) use decomposed::Decomposed;
+pub(crate) use readings::xml_escape;
 
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};

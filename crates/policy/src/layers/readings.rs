@@ -5,13 +5,19 @@
 
 mod form;
 mod json_body;
+mod xml;
 
 use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
-pub(crate) const READINGS: [&BodyReading; 3] =
-    [&json_body::READING, &form::READING, &super::parts::READING];
+pub(crate) const READINGS: [&BodyReading; 4] = [
+    &json_body::READING,
+    &form::READING,
+    &super::parts::READING,
+    &xml::READING,
+];
+pub(crate) use xml::xml_escape;
 
 /// Query and form values that parse as a JSON object or array, which applications parse
 /// (GraphQL over GET `variables=`, `filter=`): also read as JSON, check-only, each string at

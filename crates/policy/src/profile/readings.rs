@@ -39,6 +39,18 @@ pub enum CharsetReading {
     Transcode,
 }
 
+/// XML document type declarations (`<!DOCTYPE`), whose entities parsers expand (or load).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XmlDoctypeReading {
+    /// Refuse (`xml_doctype`) one that declares entities or attribute defaults, or names an
+    /// external DTD other than the W3C's (SVG, XHTML); allow the rest (default).
+    #[default]
+    WithoutEntities,
+    /// Refuse every DOCTYPE.
+    Refuse,
+}
+
 /// How the backend reads path segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -78,6 +90,8 @@ pub struct Readings {
     pub multipart_transfer_encoding: PartEncodingReading,
     /// Foreign charsets.
     pub charsets: CharsetReading,
+    /// XML document type declarations.
+    pub xml_doctype: XmlDoctypeReading,
     /// Path semantics.
     pub path_backend: PathBackend,
     /// Headers whose value is a URL, read as one: path and query checked with the path and
@@ -95,6 +109,7 @@ impl Default for Readings {
             content_codings: CodingReading::default(),
             multipart_transfer_encoding: PartEncodingReading::default(),
             charsets: CharsetReading::default(),
+            xml_doctype: XmlDoctypeReading::default(),
             path_backend: PathBackend::default(),
             url_headers: vec!["referer".into(), "origin".into()],
             path_override_headers: vec![

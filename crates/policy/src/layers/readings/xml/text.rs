@@ -1,0 +1,236 @@
+//! The lexical pieces of XML 1.0 that utf8gate reads itself, strictly (a leaf): names,
+//! references, attribute lists, and the escaping a rewritten text is written back with.
+//! `quick-xml` finds the markup; what it is lenient about (names, references, attribute
+//! syntax) is settled here, so that a document utf8gate reads is one every XML 1.0 parser
+//! reads the same way.
+
+/// Text with its references decoded, and the offsets (in the decoded bytes) of character
+/// references to surrogates, which no parser can decode to a character.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Decoded {
+    /// The text as parsers give it to the application (references decoded; line ends and
+    /// attribute white space are not normalized: the checks see the bytes as sent).
+    pub(super) bytes: Vec<u8>,
+    /// `(offset in bytes, code unit)` of each reference to a surrogate, written as U+FFFD.
+    pub(super) surrogates: Vec<(usize, u16)>,
+}
+
+/// Decodes the references of character data or an attribute value (XML 1.0 §4.1, §4.6):
+/// the five predefined entities and character references. Anything else after `&` (an entity
+/// a DTD would declare, a bare `&`), a `<`, or `]]>` in text, is not well-formed: the error
+/// says why, with its offset in `raw`.
+pub(super) fn decode(raw: &str, attribute: bool) -> Result<Decoded, (usize, String)> {
+    let mut out = Decoded::default();
+    if !raw.contains(['&', '<', ']']) {
+        out.bytes.extend_from_slice(raw.as_bytes());
+        return Ok(out);
+    }
+    let bytes = raw.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(next) = memchr::memchr3(b'&', b'<', b']', &bytes[at..]) else {
+            out.bytes.extend_from_slice(&bytes[at..]);
+            break;
+        };
+        let i = at + next;
+        out.bytes.extend_from_slice(&bytes[at..i]);
+        match bytes[i] {
+            b'<' => return Err((i, "a '<' in character data".to_string())),
+            b']' => {
+                if !attribute && bytes[i..].starts_with(b"]]>") {
+                    return Err((i, "']]>' in character data".to_string()));
+                }
+                out.bytes.push(b']');
+                at = i + 1;
+            }
+            _ => {
+                let end = memchr::memchr(b';', &bytes[i..])
+                    .map(|e| i + e)
+                    .ok_or((i, "a '&' that starts no reference".to_string()))?;
+                reference(&raw[i + 1..end], &mut out).map_err(|why| (i, why))?;
+                at = end + 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One reference's name (between `&` and `;`), decoded onto `out`.
+fn reference(name: &str, out: &mut Decoded) -> Result<(), String> {
+    let predefined = match name {
+        "lt" => Some(b'<'),
+        "gt" => Some(b'>'),
+        "amp" => Some(b'&'),
+        "apos" => Some(b'\''),
+        "quot" => Some(b'"'),
+        _ => None,
+    };
+    if let Some(byte) = predefined {
+        out.bytes.push(byte);
+        return Ok(());
+    }
+    let digits = name
+        .strip_prefix('#')
+        .ok_or_else(|| format!("the entity &{name}; is not predefined (a DTD would declare it)"))?;
+    let (digits, radix) = match digits.strip_prefix('x') {
+        Some(hex) => (hex, 16),
+        None => (digits, 10),
+    };
+    let valid_digits = !digits.is_empty() && digits.bytes().all(|b| (b as char).is_digit(radix));
+    let value = valid_digits
+        .then(|| u32::from_str_radix(digits, radix).ok())
+        .flatten()
+        .filter(|&v| v <= 0x10_FFFF)
+        .ok_or_else(|| format!("&{name}; is not a character reference"))?;
+    match char::from_u32(value) {
+        // U+0000 and other characters XML 1.0 forbids are decoded as a lenient parser
+        // (.NET's XmlTextReader, fast-xml-parser) decodes them: the checks see a NUL.
+        Some(c) => out
+            .bytes
+            .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        None => {
+            let unit = u16::try_from(value).unwrap_or(0xD800);
+            out.surrogates.push((out.bytes.len(), unit));
+            out.bytes.extend_from_slice("\u{FFFD}".as_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// `true` if `name` is an XML 1.0 (fifth edition) `Name` (§2.3).
+pub(super) fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(is_name_start) && chars.all(is_name_char)
+}
+
+fn is_name_start(c: char) -> bool {
+    matches!(c,
+        ':' | 'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+        | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+        | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+        | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+        | '\u{10000}'..='\u{EFFFF}')
+}
+
+fn is_name_char(c: char) -> bool {
+    is_name_start(c)
+        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+}
+
+/// XML 1.0 white space (§2.3 `S`).
+pub(super) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// One attribute of a start tag: name and value ranges in the attribute list.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct RawAttribute {
+    pub(super) name: core::ops::Range<usize>,
+    /// The value between the quotes.
+    pub(super) value: core::ops::Range<usize>,
+}
+
+/// The attributes of a start tag, from what follows its name (`attributes_raw`, the closing
+/// `/` of an empty element removed): `(S Name S? '=' S? quoted value)* S?` (§3.1), nothing
+/// else. An error says why, with its offset.
+pub(super) fn attributes(list: &str) -> Result<Vec<RawAttribute>, (usize, String)> {
+    let b = list.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    loop {
+        let spaced = b.get(at).is_some_and(|&c| is_space(c));
+        while b.get(at).is_some_and(|&c| is_space(c)) {
+            at += 1;
+        }
+        if at == b.len() {
+            return Ok(out);
+        }
+        if !spaced {
+            return Err((at, "no white space before an attribute".to_string()));
+        }
+        let start = at;
+        while b
+            .get(at)
+            .is_some_and(|&c| !is_space(c) && c != b'=' && c != b'"' && c != b'\'')
+        {
+            at += 1;
+        }
+        let name = start..at;
+        if !is_name(&list[name.clone()]) {
+            return Err((
+                start,
+                "an attribute name that is not an XML name".to_string(),
+            ));
+        }
+        while b.get(at).is_some_and(|&c| is_space(c)) {
+            at += 1;
+        }
+        if b.get(at) != Some(&b'=') {
+            return Err((at, "an attribute without '=' and a value".to_string()));
+        }
+        at += 1;
+        while b.get(at).is_some_and(|&c| is_space(c)) {
+            at += 1;
+        }
+        let quote = match b.get(at) {
+            Some(&q @ (b'"' | b'\'')) => q,
+            _ => return Err((at, "an attribute value without quotes".to_string())),
+        };
+        let close = memchr::memchr(quote, &b[at + 1..]).ok_or((
+            at,
+            "an attribute value without its closing quote".to_string(),
+        ))?;
+        out.push(RawAttribute {
+            name,
+            value: at + 1..at + 1 + close,
+        });
+        at += close + 2;
+    }
+}
+
+/// `text` written back as XML character data: the markup characters and the C0 controls
+/// XML 1.0 forbids as references, everything else as it is (valid in text and in quoted
+/// attribute values alike).
+pub(crate) fn escape(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8);
+    for &b in text {
+        match b {
+            b'<' => out.extend_from_slice(b"&lt;"),
+            b'>' => out.extend_from_slice(b"&gt;"),
+            b'&' => out.extend_from_slice(b"&amp;"),
+            b'"' => out.extend_from_slice(b"&quot;"),
+            b'\'' => out.extend_from_slice(b"&apos;"),
+            b'\t' | b'\n' | b'\r' => out.push(b),
+            0..=0x1F => out.extend_from_slice(format!("&#{b};").as_bytes()),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// Why a document type declaration (its text between `<!DOCTYPE` and `>`) would be read
+/// differently by parsers that load or expand it, if it would: it declares entities, or
+/// names an external DTD outside the W3C's (which a parser may fetch, and which may declare
+/// entities of its own).
+pub(super) fn doctype_risk(doctype: &str) -> Option<&'static str> {
+    let subset = doctype.find('[').map_or("", |i| &doctype[i..]);
+    if subset.contains("<!ENTITY") {
+        return Some("declares entities, which assemble text no field shows");
+    }
+    if subset.contains("<!ATTLIST") {
+        return Some("declares attribute defaults, which add attributes no field shows");
+    }
+    let head = doctype.find('[').map_or(doctype, |i| &doctype[..i]);
+    let external = head.contains("SYSTEM") || head.contains("PUBLIC");
+    let w3c = [
+        "\"http://www.w3.org/",
+        "'http://www.w3.org/",
+        "\"https://www.w3.org/",
+    ];
+    if external && !w3c.iter().any(|url| head.contains(url)) {
+        return Some(
+            "names an external DTD, which a parser may load (XXE) and which may declare entities",
+        );
+    }
+    None
+}
