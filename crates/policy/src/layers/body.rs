@@ -69,7 +69,7 @@ fn declared_charset(request: &Request, ct: &ContentType) -> Option<(String, Stri
         let message = format!("declared charset {charset:?} is not UTF-8");
         (charset, message)
     });
-    let xml = ct.is_xml().then(|| xml_declared(&request.body)).flatten();
+    let xml = ct.is_xml().then(|| xml_encoding(&request.body)).flatten();
     declared
         .into_iter()
         .chain(header)
@@ -77,9 +77,14 @@ fn declared_charset(request: &Request, ct: &ContentType) -> Option<(String, Stri
         .find(|(label, _)| !is_utf8_label(label))
 }
 
-/// The `encoding` of an XML declaration at the start of `body` (XML 1.0 §4.3.3), which XML
-/// parsers read the document in whatever the media type says: a charset like any other.
+/// The `encoding` of an XML declaration at the start of `body` (XML 1.0 §4.3.3) when it is
+/// not UTF-8: XML parsers read the document in it whatever the media type says.
 fn xml_declared(body: &[u8]) -> Option<(String, String)> {
+    xml_encoding(body).filter(|(label, _)| !is_utf8_label(label))
+}
+
+/// The `encoding` an XML declaration at the start of `body` names, and a message naming it.
+fn xml_encoding(body: &[u8]) -> Option<(String, String)> {
     let body = body.strip_prefix(&utf8gate_codec::UTF8_BOM).unwrap_or(body);
     let declaration = body.strip_prefix(b"<?xml")?;
     let end = memchr::memmem::find(declaration, b"?>")?;
@@ -149,12 +154,19 @@ fn typed<'a>(
 fn typed_parts(body: &[u8], profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
     for typed in std::mem::take(&mut out.typed_parts) {
         let ct = ContentType::parse(&typed.content_type);
-        let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") else {
-            continue;
-        };
-        let mut second = out.second();
         let content = &body[typed.span.clone()];
-        (reading.read)(content, &ct, profile, scan_binary, &mut second);
+        let mut second = out.second();
+        if ct.essence.is_empty() {
+            // A form field of no type: the application may parse it (a JSON value).
+            for sniffed in readings::READINGS.iter().filter_map(|r| r.sniffed) {
+                sniffed(content, &ct, profile, &mut second);
+            }
+        } else if let Some((_, message)) = ct.is_xml().then(|| xml_declared(content)).flatten() {
+            let at = Part::MultipartContent;
+            second.structural(at, FindingKind::ForeignCharset, 0, message);
+        } else if let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") {
+            (reading.read)(content, &ct, profile, scan_binary, &mut second);
+        }
         second.relocate(&typed.location);
         for (_, finding) in &mut second.structural {
             finding.offset += typed.span.start;

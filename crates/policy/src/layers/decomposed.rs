@@ -24,7 +24,7 @@ pub(crate) struct Decomposed<'a> {
 pub(crate) struct TypedPart {
     /// The content's span in the body.
     pub(crate) span: core::ops::Range<usize>,
-    /// The part's `Content-Type` value.
+    /// The part's `Content-Type` value; empty for a form field of no type.
     pub(crate) content_type: Vec<u8>,
     /// The part's location (name and index); its fields keep them.
     pub(crate) location: Location,

@@ -167,12 +167,17 @@ pub(crate) fn multipart_body<'a>(
                     continue;
                 }
                 out.fields.push(field);
-                // A part typed JSON (or a form) is also read so (Spring's `@RequestPart`).
+                // A part typed JSON (or a form, XML) is also read so (Spring's `@RequestPart`);
+                // a form field of no type, as an untyped body is sniffed (JSON values).
                 let declared = part.headers.iter().find(|(h, _)| h == "content-type");
-                if let Some((_, value)) = declared {
+                let content_type = match declared {
+                    Some((_, value)) => Some(body[value.clone()].to_vec()),
+                    None => (!is_file).then(Vec::new),
+                };
+                if let Some(content_type) = content_type {
                     out.typed_parts.push(TypedPart {
                         span: part.content.clone(),
-                        content_type: body[value.clone()].to_vec(),
+                        content_type,
                         location: location(Part::MultipartContent),
                     });
                 }
