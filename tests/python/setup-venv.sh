@@ -41,7 +41,7 @@ if ! up_to_date; then
     "$py" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
     # Fail now, not in the test, if a parser does not import.
     "$py" - >&2 <<'PY'
-import python_multipart, werkzeug, multipart
+import python_multipart, werkzeug, multipart, lxml.etree
 assert hasattr(multipart, "PushMultipartParser"), "defnull multipart shadowed"
 PY
     cp "$req" "$stamp"

@@ -67,6 +67,15 @@ pub fn prepare() {
     checks::nfc::prepare();
 }
 
+/// The fields of `request` as `profile` reads them, in reading order: each one's location and
+/// its bytes after its decoding layers (what the checks see, and what a backend's parser
+/// gives the application). For differential tests against the parsers backends use.
+pub fn read_fields(profile: &Profile, request: &Request) -> Vec<(Location, Vec<u8>)> {
+    let decomposed = layers::decompose(request, profile);
+    let fields = decomposed.fields.into_iter();
+    fields.map(|f| (f.location, f.bytes.into_owned())).collect()
+}
+
 /// The Unicode version of the normalization data (major, minor, update).
 pub const UNICODE_VERSION: (u8, u8, u8) = unicode_normalization::UNICODE_VERSION;
 

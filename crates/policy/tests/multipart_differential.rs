@@ -8,33 +8,11 @@
 //! Without Python and PyPI the test says so and passes, unless `REQUIRE_PYTHON_PARSERS=1`
 //! (CI) makes that a failure.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod support;
 
 use serde_json::{Value, json};
+use support::differential::{Rng, b64, python_or_skip, run_readers, unb64};
 use utf8gate_policy::{Decision, FormPart, Profile, Request, evaluate, read_multipart};
-
-/// xorshift64*: the bodies are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 const NAMES: &[&[u8]] = &[
     b"email",
@@ -197,60 +175,6 @@ fn case(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
     (ct, body)
 }
 
-fn b64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b)) << (8 * (3 - chunk.len()));
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                A[(n >> (18 - 6 * i) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-    }
-    out
-}
-
-fn unb64(text: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            _ => 63,
-        };
-        acc = acc << 6 | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
-}
-
-/// The interpreter of the pinned virtualenv, or why there is none.
-fn python() -> Result<PathBuf, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("bash")
-        .arg(root.join("tests/python/setup-venv.sh"))
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("bash: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("setup-venv.sh failed: {}", out.status));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().last().unwrap_or_default().trim().to_string();
-    Ok(PathBuf::from(last))
-}
-
 /// A parser's part as utf8gate's `FormPart`, for comparison.
 fn parsed(p: &Value) -> FormPart {
     let bytes = |k: &str| p[k].as_str().map(unb64);
@@ -265,15 +189,8 @@ fn parsed(p: &Value) -> FormPart {
 
 #[test]
 fn allowed_bodies_are_read_alike_by_every_backend_parser() {
-    let py = match python() {
-        Ok(py) => py,
-        Err(why) if std::env::var("REQUIRE_PYTHON_PARSERS").as_deref() != Ok("1") => {
-            eprintln!(
-                "skipped: no Python parsers ({why}); REQUIRE_PYTHON_PARSERS=1 makes this fail"
-            );
-            return;
-        }
-        Err(why) => panic!("{why}"),
+    let Some(py) = python_or_skip() else {
+        return;
     };
     let mut rng = Rng(0x0005_EED0_F0BE_4EAD);
     let cases: Vec<(Vec<u8>, Vec<u8>)> = (0..4000).map(|_| case(&mut rng)).collect();
@@ -281,22 +198,7 @@ fn allowed_bodies_are_read_alike_by_every_backend_parser() {
         "content_type": ct.iter().map(|&b| char::from(b)).collect::<String>(),
         "body": b64(body),
     })).collect::<Vec<_>>()});
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut child = Command::new(&py)
-        .arg(root.join("tests/python/multipart_readers.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the readers");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "readers failed");
-    let readings: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let readings = run_readers(&py, "multipart_readers.py", &input);
     let parsers: Vec<String> = serde_json::from_value(readings["parsers"].clone()).unwrap();
     assert!(parsers.len() >= 3, "{parsers:?}");
 

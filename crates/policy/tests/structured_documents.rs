@@ -181,7 +181,10 @@ xml = "/r/*/@a"
     let e = evaluate(&p, &post(b"application/xml", None, b"<r><p b='&#0;'/></r>"));
     assert_eq!(e.verdict.decision, Decision::Reject);
     assert!(
-        Profile::from_toml("name = \"y\"\n[[exclusion]]\nkinds = [\"nul\"]\nxml = \"r\"\n", "y.toml")
-            .is_err()
+        Profile::from_toml(
+            "name = \"y\"\n[[exclusion]]\nkinds = [\"nul\"]\nxml = \"r\"\n",
+            "y.toml"
+        )
+        .is_err()
     );
 }

@@ -3,4 +3,6 @@
 #[allow(dead_code)] // not every test binary uses every helper
 pub(crate) mod coders;
 #[allow(dead_code)]
+pub(crate) mod differential;
+#[allow(dead_code)]
 pub(crate) mod requests;
