@@ -85,11 +85,38 @@ async fn waffled_multipart_bypasses_carrying_an_overlong_are_refused() {
     .await;
 }
 
-/// XML bodies are a later issue: the seven XML bypasses are only counted.
-#[test]
-fn waffled_xml_bypasses_are_counted_and_left_for_the_xml_reader() {
+/// WAFFLED's seven XML bypasses (entities, comments, junk after the root, the type in the
+/// body), each marker replaced by a raw overlong `..`: refused, whatever reads the body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waffled_xml_bypasses_carrying_an_overlong_are_refused() {
+    bypasses("xml_requests.raw", "waffled xml", MULTIPART_ATTACK, 7).await;
+}
+
+/// The request (1-based) whose `Content-Type` line is inside its body: it has no type, and its
+/// body is not XML from its first byte, so no XML parser reads the reference in it.
+const TYPE_IN_BODY: usize = 4;
+
+/// The same bypasses carrying `&#0;`, which an XML parser decodes into a NUL: refused wherever
+/// the body is read as XML (every one but [`TYPE_IN_BODY`]).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waffled_xml_bypasses_carrying_a_nul_reference_are_refused() {
     let Some(dir) = corpus("waffled") else { return };
-    assert_eq!(literals(&read(&dir, "xml_requests.raw")).len(), 7);
+    let requests = literals(&read(&dir, "xml_requests.raw"));
+    assert_eq!(requests.len(), 7, "the corpus changed");
+    let (upstream, gw) = start("").await;
+    let mut tally = Tally::new("waffled xml references");
+    for (i, original) in requests.iter().enumerate() {
+        let sent = substitute(original, marker_of(original), b"&#0;");
+        let got = replay(&gw, &upstream, &sent, false, Wait::First).await;
+        if i + 1 == TYPE_IN_BODY {
+            assert!(!got.refused(), "#{TYPE_IN_BODY} is no XML: {got:?}");
+            continue;
+        }
+        let (_, body) = split(&sent);
+        let shape = format!("{}; body {}", shape(&sent), body.escape_ascii());
+        tally.check(&format!("#{}", i + 1), &shape, "refused", got.refused(), &got);
+    }
+    tally.finish();
 }
 
 /// The 12th request (1-based) is cut short in the source: 142 of its 186 declared body bytes
