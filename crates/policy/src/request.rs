@@ -254,7 +254,12 @@ const BINARY_TYPES: [&str; 6] = [
 /// `true` for the media types (`image/*`, `application/zip`, ...) whose bodies are not text
 /// and are checked only when the profile (or an upload) scans binary bodies.
 pub(crate) fn is_binary(essence: &str) -> bool {
-    BINARY_PREFIXES.iter().any(|p| essence.starts_with(p)) || BINARY_TYPES.contains(&essence)
+    // A structured-syntax suffix says the content is text whatever the top-level type
+    // (`image/svg+xml`, `application/vnd.api+json`; RFC 6838 §4.2.8).
+    let structured = essence.ends_with("+xml") || essence.ends_with("+json");
+    !structured
+        && (BINARY_PREFIXES.iter().any(|p| essence.starts_with(p))
+            || BINARY_TYPES.contains(&essence))
 }
 
 /// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
@@ -268,6 +273,14 @@ pub(crate) fn is_utf8_label(charset: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn structured_suffixes_are_text_whatever_the_top_level_type() {
+        assert!(!is_binary("image/svg+xml"));
+        assert!(!is_binary("application/vnd.api+json"));
+        assert!(is_binary("image/png"));
+        assert!(is_binary("application/zip"));
+    }
 
     #[test]
     fn parses_content_types() {

@@ -114,7 +114,13 @@ async fn waffled_xml_bypasses_carrying_a_nul_reference_are_refused() {
         }
         let (_, body) = split(&sent);
         let shape = format!("{}; body {}", shape(&sent), body.escape_ascii());
-        tally.check(&format!("#{}", i + 1), &shape, "refused", got.refused(), &got);
+        tally.check(
+            &format!("#{}", i + 1),
+            &shape,
+            "refused",
+            got.refused(),
+            &got,
+        );
     }
     tally.finish();
 }
