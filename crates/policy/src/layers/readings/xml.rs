@@ -269,10 +269,9 @@ impl<'a> Reader<'a, '_, '_> {
         if at != 0 {
             return Err(malformed(at, "an XML declaration not at the start"));
         }
-        match decl.version() {
-            Ok(v) if v.as_ref() == "1.0" => Ok(()),
-            _ => Err(malformed(at, "an XML declaration whose version is not 1.0")),
-        }
+        let inside = decl.strip_prefix("xml").unwrap_or(decl);
+        let checked = text::declaration(inside);
+        checked.map_err(|why| malformed(at, format!("the XML declaration: {why}")))
     }
 
     fn doctype(

@@ -311,3 +311,40 @@ fn escape_writes_markup_and_controls_as_references() {
     );
     assert!(kinds(b"<a>&#x9;&#10;</a>").is_empty());
 }
+
+#[test]
+fn declarations_are_read_strictly() {
+    for good in [
+        " version='1.0'",
+        " version=\"1.0\" encoding=\"UTF-8\"",
+        " version='1.0' encoding='utf-8' standalone='yes' ",
+        " version = '1.0'\n standalone=\"no\"",
+    ] {
+        assert_eq!(text::declaration(good), Ok(()), "{good}");
+    }
+    for bad in [
+        "",
+        " ",
+        " version='1.1'",
+        " encoding='UTF-8' version='1.0'",
+        " version='1.0' enco<!ENTITY ding='UTF-8'",
+        " version='1.0'encoding='UTF-8'",
+        " version='1.0' encoding='UTF-8' encoding='UTF-8'",
+        " version='1.0' standalone='maybe'",
+        " version='1.0' encoding='8bit'",
+        " version='1.0' junk",
+        " versionx='1.0'",
+    ] {
+        assert!(text::declaration(bad).is_err(), "{bad:?}");
+    }
+    refused_as(
+        b"<?xml version=\"1.0\" enco<!ENTITY ding=\"UTF-8\"?><a/>",
+        FindingKind::MalformedBody,
+    );
+    assert_eq!(
+        xml(b"<?xml version='1.0' encoding='UTF-8'?><a/>")
+            .verdict
+            .decision,
+        Decision::Allow
+    );
+}

@@ -97,6 +97,59 @@ fn reference(name: &str, out: &mut Decoded) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks an XML declaration, given what is between `<?xml` and `?>`: exactly
+/// `S version="1.0" (S encoding="EncName")? (S standalone="yes|no")? S?` (§2.8, §4.3.3), in
+/// either quotes. Version 1.1 is refused: it allows the C0 controls 1.0 forbids.
+pub(super) fn declaration(inside: &str) -> Result<(), String> {
+    let mut rest = inside;
+    let mut names = ["version", "encoding", "standalone"].into_iter();
+    let mut first = true;
+    loop {
+        let trimmed = rest.trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
+        let spaced = trimmed.len() < rest.len();
+        if trimmed.is_empty() {
+            return if first {
+                Err("no version".to_string())
+            } else {
+                Ok(())
+            };
+        }
+        if !spaced {
+            return Err("no white space before a pseudo-attribute".to_string());
+        }
+        let name = names
+            .by_ref()
+            .find(|n| trimmed.starts_with(n))
+            .ok_or_else(|| format!("unexpected {:?}", trimmed.chars().next().unwrap_or(' ')))?;
+        if first && name != "version" {
+            return Err("the version is not first".to_string());
+        }
+        first = false;
+        let list = attributes(&format!(" {trimmed}")).map_err(|(_, why)| why)?;
+        let Some(attribute) = list.first() else {
+            return Err("a pseudo-attribute without a value".to_string());
+        };
+        if attribute.name.len() != name.len() {
+            return Err(format!("{name} spelled otherwise"));
+        }
+        let value = &trimmed[attribute.value.start - 1..attribute.value.end - 1];
+        let valid = match name {
+            "version" => value == "1.0",
+            "encoding" => {
+                value.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && value
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+            }
+            _ => value == "yes" || value == "no",
+        };
+        if !valid {
+            return Err(format!("{name}=\"{value}\" is not allowed"));
+        }
+        rest = &trimmed[attribute.value.end..];
+    }
+}
+
 /// `true` if `name` is an XML 1.0 (fifth edition) `Name` (§2.3).
 pub(super) fn is_name(name: &str) -> bool {
     let mut chars = name.chars();
