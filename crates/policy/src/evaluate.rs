@@ -131,7 +131,9 @@ fn check_and_rewrite(
     if field.bytes.len() >= STOP_EARLY_BYTES {
         found = found.stop_early(verdict.rejecting(location), verdict.rejects());
     }
-    found.absorb(&field.layer_findings);
+    if let Some(layer) = &field.layer_findings {
+        found.absorb(layer);
+    }
     checks::check_field(part, &field.bytes, field.at_body_start, options, &mut found);
     if let Some((more, report)) = identity.and_then(|i| identity::check(i, location, &field.bytes))
     {

@@ -56,7 +56,8 @@ pub(crate) struct Field<'a> {
     /// `true` if the field starts at the first byte of a body (a BOM there is a signature).
     pub(crate) at_body_start: bool,
     /// Findings of the decoding layers (escapes), in field offsets.
-    pub(crate) layer_findings: crate::found::Found,
+    /// (`None` when there are none: most fields, and a field is kept small.)
+    pub(crate) layer_findings: Option<Box<crate::found::Found>>,
     /// A second reading of bytes another field already covers (a `text/plain` body read as
     /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
     pub(crate) check_only: bool,
@@ -77,7 +78,7 @@ impl<'a> Field<'a> {
             span,
             encoding: Encoding::Raw,
             at_body_start: false,
-            layer_findings: crate::found::Found::none(),
+            layer_findings: None,
             check_only: false,
         }
     }

@@ -210,6 +210,13 @@ impl Found {
         Found::new(0, KindSet::default())
     }
 
+    /// On the heap when there is anything, `None` when nothing was reported: what a field
+    /// keeps of its layers' findings (most fields have none, and a `Found` is large).
+    pub(crate) fn boxed(self) -> Option<Box<Found>> {
+        let any = self.counts.iter().next().is_some() || !self.detailed.is_empty();
+        any.then(|| Box::new(self))
+    }
+
     /// Everything listed, every fix kept (tests and small inputs).
     #[cfg(test)]
     pub(crate) fn unbounded() -> Found {

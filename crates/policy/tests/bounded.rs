@@ -85,6 +85,7 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let json = "application/json";
     let form = "application/x-www-form-urlencoded";
     let multipart = "multipart/form-data; boundary=b";
+    let xml = "application/xml";
     vec![
         (
             "clean text",
@@ -123,6 +124,19 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             json,
             body(b"[", b"\"\\u0000\",", b"1]"),
         ),
+        (
+            "clean xml",
+            xml,
+            body(b"<r>", "h\u{e9}llo w\u{f6}rld ".as_bytes(), b"</r>"),
+        ),
+        ("xml &#0;", xml, body(b"<r>", b"&#0;", b"</r>")),
+        ("xml many elements", xml, body(b"<r>", b"<a/>", b"</r>")),
+        (
+            "xml attributes",
+            xml,
+            body(b"<r>", b"<a b='&#0;'/>", b"</r>"),
+        ),
+        ("xml comments", xml, body(b"<r>", b"<!--\x80-->", b"</r>")),
         ("clean form", form, body(b"a=", b"hello+world", b"")),
         ("form %00", form, body(b"a=", b"%00", b"")),
         ("form %c0%ae", form, body(b"a=", b"%c0%ae", b"")),

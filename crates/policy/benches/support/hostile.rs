@@ -151,6 +151,7 @@ pub fn cases(size: usize) -> Vec<Case> {
 
 const TEXT: &str = "text/plain; charset=utf-8";
 const JSON: &str = "application/json";
+const XML: &str = "application/xml";
 const FORM: &str = "application/x-www-form-urlencoded";
 const MULTIPART: &str = "multipart/form-data; boundary=hostile-bench-boundary";
 const BOUNDARY: &[u8] = b"hostile-bench-boundary";
@@ -172,6 +173,7 @@ pub fn case(name: &str, size: usize) -> Option<Case> {
         ),
         ("text", _) | ("lossy", _) => twins(body(name, size), clean_text(size)),
         ("json", _) => json(name, size),
+        ("xml", _) => xml(name, size),
         ("form", _) => form(name, size),
         ("multipart", _) => multipart(name, size),
         ("gzip", _) => twins(gzip(&noisy(b"\x80", size)), gzip(&clean_text(size))),
@@ -221,6 +223,10 @@ fn describe(name: &str) -> &'static str {
         "json-duplicate-keys" => {
             "one object of 45 000 members, every key \"k\" (twin: k0, k1, ...)"
         }
+        "xml-nul-references" => "<r> then &#0; to the end: 1 nul / 4 bytes",
+        "xml-many-attributes" => "one element of 45 000 attributes, each value &#0; (twin: abcd)",
+        "xml-many-elements" => "<a/> repeated, past max_json_strings fields (twin: one text)",
+        "xml-deep-controls" => "60 levels, then <t>&#1;</t> repeated (twin: <t>abcd</t>)",
         "form-json-values" => "1 000 form values that are JSON objects (twin: plain values)",
         "multipart-json-parts" => "99 parts typed application/json (twin: text/plain)",
         "form-nul" => "one form value of %00 escapes",
@@ -244,6 +250,7 @@ fn describe(name: &str) -> &'static str {
 fn content_type(name: &str) -> &'static str {
     match name.split_once('-').map_or("", |(kind, _)| kind) {
         "json" => JSON,
+        "xml" => XML,
         "form" => FORM,
         "multipart" => MULTIPART,
         "head" => "",
@@ -312,10 +319,13 @@ fn twins(hostile: Vec<u8>, clean: Vec<u8>) -> (Input, Input) {
     (input(hostile), input(clean))
 }
 
+#[path = "hostile/documents.rs"]
+mod documents;
 #[path = "hostile/fill.rs"]
 mod fill;
 #[path = "hostile/shapes.rs"]
 mod shapes;
+use documents::xml;
 use fill::{clean_framed, noisy};
 pub use fill::{clean_text, framed, gzip};
 use shapes::{form, head, json, multipart};

@@ -48,7 +48,7 @@ fn push(
         span: 0..0,
         encoding: Encoding::Raw,
         at_body_start: false,
-        layer_findings: findings,
+        layer_findings: findings.boxed(),
         check_only: true,
     });
 }

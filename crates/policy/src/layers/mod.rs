@@ -126,7 +126,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
         span: 0..request.path.len(),
         encoding: Encoding::PathPercent,
         at_body_start: false,
-        layer_findings: path_findings,
+        layer_findings: path_findings.boxed(),
         check_only: false,
     });
 

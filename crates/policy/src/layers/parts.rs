@@ -256,7 +256,7 @@ fn parameter_fields(
                 span: r,
                 encoding: Encoding::ExtValue,
                 at_body_start: false,
-                layer_findings,
+                layer_findings: layer_findings.boxed(),
                 check_only: false,
             });
         }
@@ -366,7 +366,7 @@ fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) 
         span,
         encoding: Encoding::Quoted,
         at_body_start: false,
-        layer_findings: crate::found::Found::none(),
+        layer_findings: None,
         check_only: false,
     }
 }

@@ -52,7 +52,7 @@ pub(crate) fn fields(
             span: base + key_range.start..base + key_range.end,
             encoding: Encoding::FormPercent,
             at_body_start: false,
-            layer_findings: key_findings,
+            layer_findings: key_findings.boxed(),
             check_only: false,
         });
         if let Some(value_range) = value_range {
@@ -64,7 +64,7 @@ pub(crate) fn fields(
                 span: base + value_range.start..base + value_range.end,
                 encoding: Encoding::FormPercent,
                 at_body_start: false,
-                layer_findings: findings,
+                layer_findings: findings.boxed(),
                 check_only: false,
             });
         }

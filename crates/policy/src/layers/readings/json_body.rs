@@ -140,7 +140,7 @@ fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decompose
             span: start + s.raw.start..start + s.raw.end,
             encoding: Encoding::JsonString,
             at_body_start: false,
-            layer_findings,
+            layer_findings: layer_findings.boxed(),
             check_only: false,
         });
     }

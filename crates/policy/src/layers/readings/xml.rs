@@ -71,6 +71,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
         whole_body(body, out);
         return;
     };
+    let first = out.fields.len();
     let mut reader = Reader {
         body,
         doc,
@@ -82,9 +83,18 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
         out,
     };
     if let Err((offset, kind, message)) = reader.run() {
-        reader
-            .out
-            .structural(Part::Body, kind, start + offset, message);
+        out.structural(Part::Body, kind, start + offset, message);
+        // The application may still read it as text: its bytes are checked as one field (and
+        // the fields read so far are dropped, so memory stays within the limit's).
+        out.fields.truncate(first);
+        let mut field = Field::raw(
+            Location::part(Part::Body),
+            &body[start..],
+            Container::Body,
+            start..body.len(),
+        );
+        field.at_body_start = start == 0;
+        out.fields.push(field);
     }
 }
 
@@ -282,9 +292,17 @@ impl<'a> Reader<'a, '_, '_> {
         if self.roots > 0 {
             return Err(malformed(at, "a DOCTYPE after the root element"));
         }
+        if !self.doc[at..].starts_with("<!DOCTYPE") {
+            return Err(malformed(at, "a DOCTYPE not spelled in capitals"));
+        }
+        // What follows `<!DOCTYPE`, up to the `>` that `quick-xml` found (it skips those in
+        // literals and the internal subset).
+        let end = self.offset_of(doctype) + doctype.len();
+        let inner = self.doc.get(at + 9..end).unwrap_or_default();
+        let read = text::doctype(inner).map_err(|why| malformed(at, why))?;
         let risk = match self.profile.readings.xml_doctype {
             XmlDoctypeReading::Refuse => Some("is refused by this profile"),
-            XmlDoctypeReading::WithoutEntities => text::doctype_risk(doctype),
+            XmlDoctypeReading::WithoutEntities => text::doctype_risk(inner, &read),
         };
         match risk {
             Some(why) => Err((at, FindingKind::XmlDoctype, format!("a DOCTYPE that {why}"))),
@@ -377,7 +395,7 @@ impl<'a> Reader<'a, '_, '_> {
             span: body_span,
             encoding: Encoding::XmlText,
             at_body_start: false,
-            layer_findings,
+            layer_findings: layer_findings.boxed(),
             check_only: false,
         });
         Ok(())

@@ -125,9 +125,25 @@ fn doctypes_with_entities_or_external_dtds_are_refused() {
         b"<!DOCTYPE a SYSTEM 'http://evil.example/x.dtd'><a/>",
         b"<!DOCTYPE a PUBLIC '-//x//y' 'file:///etc/passwd'><a/>",
         b"<!DOCTYPE a [<!ATTLIST a b CDATA 'x'>]><a/>",
+        b"<!DOCTYPE a [%p;]><a/>",
+        b"<!DOCTYPE a PUBLIC '-//W3C' 'http://www.w3.org/<!ENTITY'><a/>",
     ] {
         refused_as(body, FindingKind::XmlDoctype);
     }
+    for body in [
+        &b"<!doctype a><a/>"[..],
+        b"<!DOCTYPE><a/>",
+        b"<!DOCTYPE 1a><a/>",
+        b"<!DOCTYPE a junk><a/>",
+        b"<!DOCTYPE a SYSTEM><a/>",
+        b"<!DOCTYPE a PUBLIC '<x>' 'http://www.w3.org/x'><a/>",
+        b"<!DOCTYPE a [<!ELEMENT a ANY>] junk><a/>",
+        b"\xEF\xBB\xBF<!DOCTYPE \n\0\0 \"-//W1C/g/\0\" ><a/>",
+    ] {
+        refused_as(body, FindingKind::MalformedBody);
+    }
+    let subset = b"<!DOCTYPE a [\n<!ELEMENT a (#PCDATA)>\n<!-- a comment -->\n]>\n<a>x</a>";
+    assert_eq!(xml(subset).verdict.decision, Decision::Allow);
     let svg = b"<?xml version=\"1.0\"?><!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \
         \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\"><svg/>";
     assert_eq!(xml(svg).verdict.decision, Decision::Allow);
