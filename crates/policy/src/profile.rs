@@ -26,9 +26,9 @@ pub use readings::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Deepest JSON nesting parsed (default 64).
+    /// Deepest JSON nesting, and XML element nesting, parsed (default 64).
     pub max_json_depth: usize,
-    /// Most JSON strings inspected in one body (default 100 000).
+    /// Most JSON strings, or XML names and texts, inspected in one body (default 100 000).
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,
