@@ -105,6 +105,10 @@ async fn benign_documents_are_forwarded_byte_for_byte() {
         ("application/atom+xml", atom),
         ("image/svg+xml", svg),
         ("text/xml", "<r a='1' b=\"2\"/>"),
+        (
+            "application/xml",
+            "\u{FEFF}<?xml version='1.0' encoding='UTF-8'?><r>Ωmega Ünïcode</r>",
+        ),
     ] {
         let sent = request(
             "POST",

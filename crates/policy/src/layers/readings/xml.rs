@@ -52,17 +52,11 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
 }
 
 /// An XML body: its fields, or `malformed_body` where it stops being XML 1.0. A body that is
-/// not UTF-8 is one text field: the codec's findings say where.
+/// not UTF-8 is one text field: the codec's findings say where. A leading signature is kept.
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
+    // A UTF-8 signature is part of an XML document (§4.3.3, Appendix F): every parser reads it,
+    // so it is neither a finding nor stripped.
     let start = if body.starts_with(&utf8gate_codec::UTF8_BOM) {
-        let mut bom = Field::raw(
-            Location::part(Part::Body),
-            &body[..3],
-            Container::Body,
-            0..3,
-        );
-        bom.at_body_start = true;
-        out.fields.push(bom);
         3
     } else {
         0
