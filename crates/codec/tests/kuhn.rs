@@ -1,5 +1,5 @@
 //! Markus Kuhn's "UTF-8 decoder capability and stress test" (CC BY 4.0), read from
-//! `../shared/testdata/UTF-8-test.txt`: every line's validity and lossy decoding agree with std,
+//! `tests/data/UTF-8-test.txt`: every line's validity and lossy decoding agree with std,
 //! and the lines of sections 3 to 5 report the kinds those sections name.
 
 mod support;
@@ -11,7 +11,7 @@ use utf8gate_codec::MalformedKind::{self, *};
 
 fn kuhn_file() -> Vec<u8> {
     let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/UTF-8-test.txt");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/UTF-8-test.txt");
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

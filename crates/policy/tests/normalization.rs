@@ -1,4 +1,4 @@
-//! Unicode's NormalizationTest.txt (Unicode 18, `../shared/testdata/`) through the policy's
+//! Unicode's NormalizationTest.txt (Unicode 18, `tests/data/`) through the policy's
 //! normalize path: a text body with each column, evaluated with NFC normalization on, comes out
 //! as the column's NFC (c2 for c1..c3, c4 for c4 and c5), and already-NFC columns are allowed
 //! untouched.
@@ -30,7 +30,7 @@ fn columns(line: &str) -> Option<Vec<String>> {
 fn nfc_invariants_of_every_line_hold() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/testdata/NormalizationTest.txt"
+        "/../../tests/data/NormalizationTest.txt"
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut profile = Profile::lossy();

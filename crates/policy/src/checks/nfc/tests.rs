@@ -58,11 +58,11 @@ struct NormalizationTest {
     part1: std::collections::BTreeSet<char>,
 }
 
-/// Reads `../shared/testdata/NormalizationTest.txt` (Unicode 18).
+/// Reads `tests/data/NormalizationTest.txt` (Unicode 18).
 fn normalization_test() -> NormalizationTest {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/testdata/NormalizationTest.txt"
+        "/../../tests/data/NormalizationTest.txt"
     );
     let data = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut lines = Vec::new();
