@@ -20,21 +20,16 @@ pub(super) fn xml(name: &str, size: usize) -> (Input, Input) {
             framed(b"<r>", b"<a/>", b" ", b"</r>", size),
             clean_framed(b"<r>", b"</r>", size),
         ),
-        // Nesting to just under the depth limit, then text with a reference per element.
+        // Nesting to just under the depth limit, then elements of 48 references each (under
+        // the field limit: about 200 bytes a field).
         _ => {
             let depth = 60;
             let open = "<d>".repeat(depth);
             let close = "</d>".repeat(depth);
-            let item = framed(b"", b"<t>&#1;</t>", b" ", b"", 11);
+            let item = |unit: &str| format!("<t>{}</t>", unit.repeat(48)).into_bytes();
             twins(
-                framed(open.as_bytes(), &item, b" ", close.as_bytes(), size),
-                framed(
-                    open.as_bytes(),
-                    b"<t>abcd</t>",
-                    b" ",
-                    close.as_bytes(),
-                    size,
-                ),
+                framed(open.as_bytes(), &item("&#1;"), b" ", close.as_bytes(), size),
+                framed(open.as_bytes(), &item("abcd"), b" ", close.as_bytes(), size),
             )
         }
     }
