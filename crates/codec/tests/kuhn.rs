@@ -10,8 +10,7 @@ use support::{check_diagnosis, check_lossy, check_validate};
 use utf8gate_codec::MalformedKind::{self, *};
 
 fn kuhn_file() -> Vec<u8> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/UTF-8-test.txt");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/UTF-8-test.txt");
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

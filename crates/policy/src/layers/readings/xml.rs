@@ -67,7 +67,6 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     };
     let first = out.fields.len();
     let mut reader = Reader {
-        body,
         doc,
         start,
         profile,
@@ -97,7 +96,6 @@ type Refusal = (usize, FindingKind, String);
 
 /// One document's walk.
 struct Reader<'a, 'o, 'p> {
-    body: &'a [u8],
     /// The document: the body after its signature.
     doc: &'a str,
     /// Where `doc` starts in the body.
@@ -119,6 +117,13 @@ fn malformed(offset: usize, message: impl Into<String>) -> Refusal {
 
 impl<'a> Reader<'a, '_, '_> {
     fn run(&mut self) -> Result<(), Refusal> {
+        // `quick-xml` skips a signature of its own: a second one is text before the root.
+        if self.doc.starts_with('\u{FEFF}') {
+            return Err(malformed(
+                0,
+                "a second signature, text before the root element",
+            ));
+        }
         let mut xml = quick_xml::Reader::from_str(self.doc);
         let config = xml.config_mut();
         config.check_comments = true;
@@ -173,6 +178,14 @@ impl<'a> Reader<'a, '_, '_> {
         Ok(())
     }
 
+    /// The document's text at `span`, or a refusal where `quick-xml`'s positions do not fall
+    /// on characters of it (never a panic).
+    fn piece(&self, span: core::ops::Range<usize>) -> Result<&'a str, Refusal> {
+        let doc: &'a str = self.doc;
+        doc.get(span.clone())
+            .ok_or_else(|| malformed(span.start, "markup where no parser finds it"))
+    }
+
     /// Where `piece` (a slice of the document) starts in it.
     fn offset_of(&self, piece: &str) -> usize {
         (piece.as_ptr() as usize).wrapping_sub(self.doc.as_ptr() as usize)
@@ -189,7 +202,7 @@ impl<'a> Reader<'a, '_, '_> {
 
     /// Character data and references from `from` to `to`: one text field.
     fn text_run(&mut self, from: usize, to: usize) -> Result<(), Refusal> {
-        let raw = &self.doc[from..to];
+        let raw = self.piece(from..to)?;
         if self.path.depth() == 0 {
             if raw.bytes().all(text::is_space) {
                 return Ok(());
@@ -286,7 +299,12 @@ impl<'a> Reader<'a, '_, '_> {
         if self.roots > 0 {
             return Err(malformed(at, "a DOCTYPE after the root element"));
         }
-        if !self.doc[at..].starts_with("<!DOCTYPE") {
+        if !self
+            .doc
+            .get(at..)
+            .unwrap_or_default()
+            .starts_with("<!DOCTYPE")
+        {
             return Err(malformed(at, "a DOCTYPE not spelled in capitals"));
         }
         // What follows `<!DOCTYPE`, up to the `>` that `quick-xml` found (it skips those in
@@ -325,7 +343,7 @@ impl<'a> Reader<'a, '_, '_> {
         self.count(span.start)?;
         let location = Location::part(Part::XmlName).with_pointer(&self.path.pointer(step));
         let at = self.start + span.start;
-        let bytes = &self.body[at..self.start + span.end];
+        let bytes = self.piece(span.clone())?.as_bytes();
         self.out.fields.push(Field::raw(
             location,
             bytes,
@@ -347,14 +365,9 @@ impl<'a> Reader<'a, '_, '_> {
         self.count(span.start)?;
         let location = Location::part(Part::XmlText).with_pointer(&self.path.pointer(Some(step)));
         let body_span = self.start + span.start..self.start + span.end;
-        let raw = &self.doc[span.clone()];
+        let raw = self.piece(span.clone())?;
         let Some(attribute) = references else {
-            let field = Field::raw(
-                location,
-                &self.body[body_span.clone()],
-                Container::Body,
-                body_span,
-            );
+            let field = Field::raw(location, raw.as_bytes(), Container::Body, body_span);
             self.out.fields.push(field);
             return Ok(());
         };
@@ -378,7 +391,7 @@ impl<'a> Reader<'a, '_, '_> {
         }
         self.out.layer_room -= layer_findings.detailed.len();
         let bytes = if decoded.bytes == raw.as_bytes() {
-            std::borrow::Cow::Borrowed(&self.body[body_span.clone()])
+            std::borrow::Cow::Borrowed(raw.as_bytes())
         } else {
             std::borrow::Cow::Owned(decoded.bytes)
         };

@@ -354,3 +354,18 @@ fn declarations_are_read_strictly() {
         Decision::Allow
     );
 }
+
+/// Found by the `xml_reading` fuzz target: a second signature made `quick-xml`'s positions
+/// fall inside a character.
+#[test]
+fn a_second_signature_is_refused_not_a_panic() {
+    refused_as("\u{FEFF}\u{FEFF}$".as_bytes(), FindingKind::MalformedBody);
+    refused_as(
+        "\u{FEFF}\u{FEFF}<a>x</a>".as_bytes(),
+        FindingKind::MalformedBody,
+    );
+    refused_as(
+        "\u{FEFF}<a>x</a>\u{FEFF}".as_bytes(),
+        FindingKind::MalformedBody,
+    );
+}
