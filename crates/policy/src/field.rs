@@ -33,9 +33,11 @@ pub(crate) enum Encoding {
     Quoted,
     /// The percent-encoded tail of an RFC 8187 `ext-value` (`filename*=UTF-8''...`).
     ExtValue,
-    /// XML character data or an attribute value: markup characters and forbidden controls
-    /// written as references.
+    /// XML character data: markup characters, forbidden controls and CR written as references.
     XmlText,
+    /// An XML attribute value: as `XmlText`, and TAB and LF as references too (a parser
+    /// would normalize them to spaces).
+    XmlAttribute,
 }
 
 /// One field: its location, the bytes the application receives, and where they are written.

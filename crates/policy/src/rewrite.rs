@@ -124,7 +124,8 @@ pub(crate) fn encode(encoding: Encoding, bytes: Vec<u8>) -> Vec<u8> {
         Encoding::PathPercent => percent::encode(bytes, true),
         Encoding::FormPercent | Encoding::ExtValue => percent::encode(bytes, false),
         Encoding::Quoted => multipart::quote(bytes),
-        Encoding::XmlText => crate::layers::xml_escape(bytes),
+        Encoding::XmlText => crate::layers::xml_escape(bytes, false),
+        Encoding::XmlAttribute => crate::layers::xml_escape(bytes, true),
         Encoding::JsonString => match utf8gate_codec::validate(bytes) {
             Ok(text) => json::encode_string(text).into_bytes(),
             Err(_) => json_bytes_literal(bytes),

@@ -400,7 +400,11 @@ impl<'a> Reader<'a, '_, '_> {
             bytes,
             container: Container::Body,
             span: body_span,
-            encoding: Encoding::XmlText,
+            encoding: if attribute {
+                Encoding::XmlAttribute
+            } else {
+                Encoding::XmlText
+            },
             at_body_start: false,
             layer_findings: layer_findings.boxed(),
             check_only: false,

@@ -312,9 +312,13 @@ fn names_follow_xml_1_0_fifth_edition() {
 #[test]
 fn escape_writes_markup_and_controls_as_references() {
     assert_eq!(
-        text::escape(b"<a&b>\"'\x01\t"),
-        b"&lt;a&amp;b&gt;&quot;&apos;&#1;\t"
+        text::escape(b"<a&b>\"'\x01\t\n\r", false),
+        b"&lt;a&amp;b&gt;&quot;&apos;&#1;\t\n&#13;"
     );
+    assert_eq!(text::escape(b"\t\n\r", true), b"&#9;&#10;&#13;");
+    // A referenced line feed in an attribute value stays one through a rewrite.
+    let e = xml("<a t='e\u{301}&#10;'/>".as_bytes());
+    assert_eq!(e.sanitized.unwrap().body, "<a t='\u{e9}&#10;'/>".as_bytes());
     assert!(kinds(b"<a>&#x9;&#10;</a>").is_empty());
 }
 

@@ -241,10 +241,11 @@ pub(super) fn attributes(list: &str) -> Result<Vec<RawAttribute>, (usize, String
     }
 }
 
-/// `text` written back as XML character data: the markup characters and the C0 controls
-/// XML 1.0 forbids as references, everything else as it is (valid in text and in quoted
-/// attribute values alike).
-pub(crate) fn escape(text: &[u8]) -> Vec<u8> {
+/// `text` written back as XML character data (`attribute`: as an attribute value): the markup
+/// characters and the C0 controls XML 1.0 forbids as references, and the white space a parser
+/// would normalize (CR in text, §2.11; TAB, LF and CR in an attribute value, §3.3.3), so that
+/// the application reads back exactly `text`.
+pub(crate) fn escape(text: &[u8], attribute: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() + text.len() / 8);
     for &b in text {
         match b {
@@ -253,7 +254,7 @@ pub(crate) fn escape(text: &[u8]) -> Vec<u8> {
             b'&' => out.extend_from_slice(b"&amp;"),
             b'"' => out.extend_from_slice(b"&quot;"),
             b'\'' => out.extend_from_slice(b"&apos;"),
-            b'\t' | b'\n' | b'\r' => out.push(b),
+            b'\t' | b'\n' if !attribute => out.push(b),
             0..=0x1F => out.extend_from_slice(format!("&#{b};").as_bytes()),
             _ => out.push(b),
         }
