@@ -29,6 +29,8 @@ pub(crate) struct Collector<'p> {
     identities: Vec<IdentityReport>,
     /// Checking stopped early (see [`Collector::settled`]).
     pub(crate) stopped_early: bool,
+    /// Why the body was not read as text (the verdict's `not_text`).
+    pub(crate) not_text: Option<String>,
     /// Occurrences recorded.
     seen: u64,
     /// [`Collector::may_rewrite`] of each location class asked about so far.
@@ -51,6 +53,7 @@ impl<'p> Collector<'p> {
             bytes_by_location: BTreeMap::new(),
             identities: Vec::new(),
             stopped_early: false,
+            not_text: None,
             seen: 0,
             rewrite_sets: Vec::new(),
         }
@@ -285,6 +288,7 @@ impl<'p> Collector<'p> {
             bytes_by_location: self.bytes_by_location,
             identities: self.identities,
             stopped_early: self.stopped_early,
+            not_text: self.not_text,
         }
     }
 }

@@ -37,8 +37,9 @@ pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
 
 /// Evaluates `upload` under `profile` as an upload (a file submitted for scanning): only its
 /// body is the input, read as its `Content-Type` says, its codings (`Content-Encoding`,
-/// `Transfer-Encoding`) undone, binary types checked too (as if the profile's `scan_binary`
-/// were set). Its method, path, query and other headers are the submitting call's, not the
+/// `Transfer-Encoding`) undone. What is text is decided as for every way in (a declared binary
+/// type, or no type and binary content, is not read unless the profile's `scan_binary` is
+/// set: the verdict's `not_text` says why). Its method, path, query and other headers are the submitting call's, not the
 /// application's: they are not checked, except that the head's singleton headers and media-type
 /// parameters must read one way (as in [`evaluate`], without `Host`). A sanitized upload
 /// differs from `upload` in its body only. [`BodyScan::for_body_of`](crate::BodyScan::for_body_of)
@@ -62,6 +63,7 @@ fn evaluate_with(
     let request = decoded.as_ref().unwrap_or(request);
     let decomposed = decompose(request, profile);
     let mut verdict = Collector::new(profile, &request.path);
+    verdict.not_text.clone_from(&decomposed.not_text);
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {
         verdict.add(&location, raw, "");
     }

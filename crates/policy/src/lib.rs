@@ -38,6 +38,7 @@ mod profile;
 mod request;
 mod rewrite;
 mod stream;
+mod textual;
 mod verdict;
 
 pub use checks::lookalike::Table as LookalikeTable;
@@ -59,6 +60,7 @@ pub use profile::{
 };
 pub use request::{ContentType, Mode, Request};
 pub use stream::BodyScan;
+pub use textual::{SNIFF_BYTES, looks_binary};
 pub use verdict::{Decision, Verdict};
 
 /// Builds the lookup tables the checks build lazily on first use (the NFC and stream-safe

@@ -13,6 +13,7 @@ use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
+use crate::textual::SNIFF_BYTES;
 use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
@@ -25,8 +26,12 @@ pub struct BodyScan<'p> {
     head: Vec<u8>,
     /// The head has been looked at (and checked, unless the body is foreign).
     started: bool,
-    /// Bytes after a UTF-16 or UTF-32 signature, counted and not read.
+    /// Bytes after a UTF-16 or UTF-32 signature, or of a body that is not text, counted and
+    /// not read.
     foreign: Option<u64>,
+    /// The head decides whether a body of no type is text (`crate::textual`): it is held
+    /// until [`SNIFF_BYTES`] bytes, not four.
+    sniff: bool,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -52,6 +57,7 @@ impl<'p> BodyScan<'p> {
             head: Vec::with_capacity(4),
             started: false,
             foreign: None,
+            sniff: false,
             offset: 0,
             found,
             stopped: None,
@@ -63,9 +69,22 @@ impl<'p> BodyScan<'p> {
     /// A scan of the upload whose head is `head`: its `Content-Encoding` and transfer codings
     /// are undone as the body streams in (at most `max_decoded` decoded bytes), as
     /// [`evaluate_upload`](crate::evaluate_upload) does for a buffered upload, and its bytes are
-    /// checked whatever its media type. Codings that cannot be read are findings of the verdict.
+    /// checked when they are text by the same rule (`crate::textual`: a binary type is not read,
+    /// a body of no type is sniffed in its first 8 KiB). Codings that cannot be read are
+    /// findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
+        if !profile.scan_binary {
+            let ct = head
+                .content_type()
+                .unwrap_or_else(|| crate::request::ContentType::parse(b""));
+            scan.sniff = ct.essence.is_empty();
+            if let Some(reason) = crate::textual::not_text(&ct, b"") {
+                scan.collector.not_text = Some(reason);
+                scan.started = true;
+                scan.foreign = Some(0);
+            }
+        }
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
         match coding::request_codings(head, profile.readings.content_codings, &limits) {
@@ -127,17 +146,18 @@ impl<'p> BodyScan<'p> {
         } else if self.started {
             self.check(chunk);
         } else {
-            let take = chunk.len().min(4 - self.head.len());
+            let want = if self.sniff { SNIFF_BYTES } else { 4 };
+            let take = chunk.len().min(want - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
-            if self.head.len() == 4 {
+            if self.head.len() == want {
                 self.start(&chunk[take..]);
             }
         }
     }
 
-    /// Looks at the head (four bytes, or the whole body if shorter), then checks it and `rest`
-    /// unless a UTF-16 or UTF-32 signature says the body is not UTF-8 (as the buffered
-    /// evaluation reads it).
+    /// Looks at the head (four bytes, [`SNIFF_BYTES`] for a body of no type, or the whole body
+    /// if shorter), then checks it and `rest` unless a UTF-16 or UTF-32 signature says the body
+    /// is not UTF-8, or it is not text (as the buffered evaluation reads it).
     fn start(&mut self, rest: &[u8]) {
         self.started = true;
         let head = std::mem::take(&mut self.head);
@@ -147,6 +167,14 @@ impl<'p> BodyScan<'p> {
             let raw = RawFinding::new(kind, 0, &[], Fix::None, None, message);
             self.collector.add(&self.location, raw, "");
             return;
+        }
+        if self.sniff {
+            let ct = crate::request::ContentType::parse(b"");
+            if let Some(reason) = crate::textual::not_text(&ct, &head) {
+                self.collector.not_text = Some(reason);
+                self.foreign = Some((head.len() + rest.len()) as u64);
+                return;
+            }
         }
         self.check(&head);
         self.check(rest);
@@ -234,17 +262,27 @@ mod tests {
 
     #[test]
     fn streams_find_what_an_upload_evaluation_finds() {
-        // A binary type: an upload's body is checked whatever its type, streamed or buffered.
+        // Binary (a binary type, or no type and a NUL): not read, streamed or buffered, unless
+        // the profile scans binary bodies; then checked alike.
         let body = b"\xEF\xBB\xBFbin \xFF\xFE\0 \xC0\xAE";
-        let profile = Profile::strict();
-        let head = Request::new("POST", b"/").header("Content-Type", b"application/octet-stream");
-        let buffered = evaluate_upload(&profile, &head.clone().body(body)).verdict;
-        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
-        scan.feed(body);
-        let streamed = scan.finish();
-        assert_eq!(streamed.decision, Decision::Reject);
-        assert_eq!(streamed.findings, buffered.findings);
-        assert_eq!(streamed.counts, buffered.counts);
+        let mut profile = Profile::strict();
+        for (ct, chunk) in [("application/octet-stream", 64), ("", 1), ("", 64)] {
+            let mut head = Request::new("POST", b"/");
+            if !ct.is_empty() {
+                head = head.header("Content-Type", ct.as_bytes());
+            }
+            for scan_binary in [false, true] {
+                profile.scan_binary = scan_binary;
+                let buffered = evaluate_upload(&profile, &head.clone().body(body)).verdict;
+                let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+                body.chunks(chunk).for_each(|c| scan.feed(c));
+                let streamed = scan.finish();
+                let expected = [Decision::Allow, Decision::Reject][usize::from(scan_binary)];
+                assert_eq!(streamed.decision, expected, "{ct:?} {scan_binary}");
+                assert_eq!(streamed.not_text.is_some(), !scan_binary, "{ct:?}");
+                assert_eq!(streamed, buffered, "{ct:?} {scan_binary}");
+            }
+        }
     }
 
     #[test]

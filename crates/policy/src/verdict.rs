@@ -62,6 +62,11 @@ pub struct Verdict {
     /// `max_findings`; absent when the profile names none (old clients see no change).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub identities: Vec<IdentityReport>,
+    /// Why the body was not read as text, when it was not: a binary media type no reading
+    /// claims (`image/png`), or no type and a NUL in its first 8 KiB. The decision is then
+    /// about the rest of the request alone (an upload: `allow`). Absent when the body was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_text: Option<String>,
 }
 
 impl Verdict {

@@ -29,6 +29,7 @@ struct Inner {
     requests: IntCounterVec,
     findings: IntCounterVec,
     excluded: IntCounterVec,
+    not_text: IntCounterVec,
     inspected_bytes: IntCounterVec,
     duration: HistogramVec,
     protocols: IntCounterVec,
@@ -100,6 +101,13 @@ impl Metrics {
         let findings = must(IntCounterVec::new(
             Opts::new("findings_total", "Findings, by kind and location class."),
             &["kind", "location"],
+        ));
+        let not_text = must(IntCounterVec::new(
+            Opts::new(
+                "not_text_total",
+                "Bodies not read as text (binary), by mode.",
+            ),
+            &["mode"],
         ));
         let inspected_bytes = must(IntCounterVec::new(
             Opts::new(
@@ -188,6 +196,7 @@ impl Metrics {
             for decision in DECISIONS {
                 requests.with_label_values(&[mode.as_str(), decision, route]);
             }
+            not_text.with_label_values(&[mode.as_str()]);
         }
         for reason in [
             UpstreamError::Connect,
@@ -200,6 +209,7 @@ impl Metrics {
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(findings.clone()),
             Box::new(excluded.clone()),
+            Box::new(not_text.clone()),
             Box::new(inspected_bytes.clone()),
             Box::new(duration.clone()),
             Box::new(protocols.clone()),
@@ -224,6 +234,7 @@ impl Metrics {
             requests,
             findings,
             excluded,
+            not_text,
             inspected_bytes,
             duration,
             protocols,
@@ -280,6 +291,12 @@ impl Metrics {
             .requests
             .with_label_values(&[mode.as_str(), verdict.decision.as_str(), route])
             .inc();
+        if verdict.not_text.is_some() {
+            self.inner
+                .not_text
+                .with_label_values(&[mode.as_str()])
+                .inc();
+        }
         for f in &verdict.findings {
             if f.action == Action::Excluded {
                 self.inner

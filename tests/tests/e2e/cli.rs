@@ -53,7 +53,7 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
             ("good.txt", "Grüße 你好\n".as_bytes()),
             ("bad.txt", b"ok\nbad \xC0\xAE here\n"),
             ("nfd.txt", "cafe\u{301}\n".as_bytes()),
-            ("photo.jpg", b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\xC0\xAE"),
+            ("photo.dat", b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\xC0\xAE"),
             ("utf16.txt", &utf16),
         ],
     );
@@ -62,7 +62,7 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
         "missing.txt",
         "bad.txt",
         "nfd.txt",
-        "photo.jpg",
+        "photo.dat",
         "utf16.txt",
     ];
     let json = utf8gate(&dir, &[&["scan", "--format", "json"], &all[..]].concat());
@@ -104,7 +104,7 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
     assert_eq!(notes.len(), 2, "{stderr}");
     assert!(notes[0].starts_with("utf8gate: missing.txt: "), "{stderr}");
     assert!(
-        notes[1].starts_with("utf8gate: photo.jpg: skipped: binary"),
+        notes[1].starts_with("utf8gate: photo.dat: skipped: binary"),
         "{stderr}"
     );
 
@@ -132,7 +132,7 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
     // -q: the status only; errors still on stderr.
     for (args, status) in [
         (&["good.txt", "nfd.txt"][..], 1),
-        (&["good.txt", "photo.jpg"][..], 0),
+        (&["good.txt", "photo.dat"][..], 0),
         (&["nfd.txt", "bad.txt"][..], 2),
         (&["bad.txt", "missing.txt"][..], 66),
     ] {
@@ -147,20 +147,42 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
         );
     }
 
-    // --binary and --content-type scan what looks binary: the NUL and the overlong are found.
+    // --binary reads what looks binary as text: the NUL and the overlong are found, with or
+    // without a binary --content-type.
     for flag in [
         &["--binary"][..],
-        &["--content-type", "application/octet-stream"][..],
+        &["--binary", "--content-type", "application/octet-stream"][..],
     ] {
         let out = utf8gate(
             &dir,
-            &[&["scan", "--format", "json"], flag, &["photo.jpg"]].concat(),
+            &[&["scan", "--format", "json"], flag, &["photo.dat"]].concat(),
         );
         assert_eq!(out.status.code(), Some(2), "{flag:?}");
         let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
         assert_eq!(line["counts"]["nul"], 2, "{flag:?}: {line}");
         assert_eq!(line["counts"]["overlong"], 1, "{flag:?}: {line}");
     }
+    // A binary --content-type alone says what the input is: not text, allowed, as /v1/scan.
+    let out = utf8gate(
+        &dir,
+        &[
+            "scan",
+            "--format",
+            "json",
+            "--content-type",
+            "application/octet-stream",
+            "photo.dat",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert!(
+        line["not_text"]
+            .as_str()
+            .unwrap()
+            .contains("application/octet-stream"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -26,5 +26,6 @@ mod readings;
 mod routes;
 mod shutdown;
 mod support;
+mod uploads;
 mod upstream;
 mod upstream_connections;

@@ -6,11 +6,12 @@ use super::{parts, readings};
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::profile::Profile;
-use crate::request::{ContentType, Request, is_binary, is_utf8_label, trim};
+use crate::request::{ContentType, Request, is_utf8_label, trim};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
-/// backend may give it. Bodies of binary types (and binary multipart parts) are read only when
-/// `scan_binary`.
+/// backend may give it. A body that is not text (`crate::textual`: a binary type, or no type and
+/// binary content; binary multipart file parts likewise) is read only when `scan_binary`; why
+/// it was not is `out.not_text`.
 pub(crate) fn body<'a>(
     request: &'a Request,
     profile: &Profile,
@@ -22,7 +23,11 @@ pub(crate) fn body<'a>(
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
     let declared = declared_charset(request, &ct);
-    let read_as_text = !is_binary(&ct.essence) || scan_binary;
+    // A type a reading claims is read so, binary or not (an archive, for its names).
+    let claimed = readings::claiming(&ct).is_some();
+    let not_text = crate::textual::not_text(&ct, body).filter(|_| !scan_binary && !claimed);
+    let read_as_text = not_text.is_none();
+    out.not_text = not_text;
     // A signature says more than no charset or a UTF-8 one; a binary body has none.
     let signature = || foreign_signature(body).filter(|_| read_as_text);
     if let Some((charset, message)) = declared.or_else(signature) {

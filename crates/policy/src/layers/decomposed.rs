@@ -17,6 +17,8 @@ pub(crate) struct Decomposed<'a> {
     /// Multipart parts that declare a media type some body reading claims (JSON, a form):
     /// read so as well, check-only, once the multipart reading is done.
     pub(crate) typed_parts: Vec<TypedPart>,
+    /// Why the body was not read as text (`crate::textual`), when it was not.
+    pub(crate) not_text: Option<String>,
 }
 
 /// A multipart part whose declared type a body reading may claim.
@@ -37,6 +39,7 @@ impl Default for Decomposed<'_> {
             structural: Vec::new(),
             layer_room: crate::profile::Limits::default().max_findings,
             typed_parts: Vec::new(),
+            not_text: None,
         }
     }
 }

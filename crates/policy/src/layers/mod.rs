@@ -98,14 +98,14 @@ pub fn head_refused(profile: &Profile, request: &Request) -> bool {
         || (coding.is_err() && rejects(FindingKind::UnsupportedCoding, Part::Header))
 }
 
-/// Takes an upload apart: its body is the whole input, read as its media type says, binary
-/// types included. The path and headers of the call that carried it are not the application's
+/// Takes an upload apart: its body is the whole input, read as its media type says (binary
+/// types only when the profile scans binary bodies, as for a proxied body). The path and headers of the call that carried it are not the application's
 /// input; only its head's singleton headers and media-type parameters are checked (not `Host`).
 pub(crate) fn decompose_upload<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
     let mut out = Decomposed::default();
     head::check(request, false, &mut out);
     if !request.body.is_empty() {
-        body::body(request, profile, true, &mut out);
+        body::body(request, profile, profile.scan_binary, &mut out);
     }
     out
 }

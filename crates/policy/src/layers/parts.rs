@@ -10,7 +10,7 @@ use crate::field::{Container, Encoding, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{CharsetReading, PartEncodingReading, Profile};
-use crate::request::{ContentType, is_binary, is_utf8_label, trim};
+use crate::request::{ContentType, is_utf8_label, trim};
 
 /// The multipart reading.
 pub(crate) const READING: BodyReading = BodyReading {
@@ -126,14 +126,18 @@ pub(crate) fn multipart_body<'a>(
             }
         }
         // A part without a filename is a form field to every framework, whatever type it
-        // declares: its content is always read. A file part is read when it is text.
-        // (A part with only `filename*` is a text field to parsers that ignore the extended
+        // declares: its content is always read. A file part is read when it is text, by the
+        // rule of whole bodies (`crate::textual`: its type, or its content when untyped). (A part with only `filename*` is a text field to parsers that ignore the extended
         // form.)
         let is_file = part.filename.is_some();
-        let textual = part
-            .content_type
-            .as_deref()
-            .is_none_or(|t| ContentType::parse(t.as_bytes()).is_textual() || !is_binary(t));
+        let declared = part.content_type.as_deref().unwrap_or_default();
+        // A transfer-coded part of no type is read (and refused): its coded bytes are not its
+        // content, whose NULs are what would say it is binary.
+        let coded = (part.transfer_encoding.as_deref())
+            .is_some_and(|c| !matches!(c, "7bit" | "8bit" | "binary"));
+        let textual = (coded && declared.is_empty())
+            || crate::textual::not_text(&ContentType::parse(declared.as_bytes()), content)
+                .is_none();
         if !(textual || scan_binary || !is_file) {
             continue;
         }

@@ -6,8 +6,8 @@ use std::io::Read;
 
 use utf8gate_policy::{BodyScan, Mode, Profile, Request, Verdict};
 
-/// How many first bytes binary detection looks at (as ripgrep and git do).
-pub(super) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+/// How many first bytes binary detection looks at (as ripgrep and git do): the policy's rule.
+pub(super) const BINARY_SNIFF_BYTES: usize = utf8gate_policy::SNIFF_BYTES;
 
 /// What reading an input gave.
 pub(super) enum Input {
@@ -36,7 +36,8 @@ pub(super) struct Reading<'a> {
     pub(super) max_body: usize,
     /// Largest decoded body of a streamed input's codings.
     pub(super) max_scan: u64,
-    /// Skip binary inputs (no `--binary`, no `--content-type`).
+    /// Skip binary inputs of no known type (no `--binary`, no `--content-type`, an extension
+    /// that names no type).
     pub(super) skip_binary: bool,
 }
 
@@ -61,13 +62,6 @@ fn fill(reader: &mut Box<dyn Read>, buffer: &mut Vec<u8>, want: usize) -> std::i
     Ok(true)
 }
 
-/// Whether `head` (an input's first bytes) looks binary: a NUL, and no UTF-16 or UTF-32
-/// signature (whose text is full of NULs, and which the verdict names as one finding).
-pub(super) fn looks_binary(head: &[u8]) -> bool {
-    let signature = utf8gate_codec::detect_signature(head);
-    head.contains(&0) && signature.is_none_or(|s| s == utf8gate_codec::Signature::Utf8)
-}
-
 /// Reads and evaluates the input `name` (`-` for standard input) as `content_type`.
 pub(super) fn evaluate(
     name: &str,
@@ -78,7 +72,7 @@ pub(super) fn evaluate(
     let mut buffer = Vec::new();
     let sniff = BINARY_SNIFF_BYTES.min(how.max_body.saturating_add(1));
     fill(&mut reader, &mut buffer, sniff)?;
-    if how.skip_binary && looks_binary(&buffer[..buffer.len().min(BINARY_SNIFF_BYTES)]) {
+    if how.skip_binary && utf8gate_policy::looks_binary(&buffer) {
         return Ok(Input::Binary);
     }
     let upload = Request::new("POST", b"/")

@@ -60,6 +60,9 @@ pub fn human(
     if !verdict.enforced {
         summary.push_str(" (monitor: not enforced)");
     }
+    if let Some(why) = &verdict.not_text {
+        summary.push_str(&format!(" (not text: {why})"));
+    }
     if !verdict.counts.is_empty() {
         let total: u64 = verdict.counts.values().sum();
         let s = if total == 1 { "" } else { "s" };

@@ -14,7 +14,9 @@ use clap::Args;
 
 use super::input::{self, BINARY_SNIFF_BYTES, Input, Reading};
 use super::report::{self, Format};
-use super::setup::{EXIT_NO_INPUT, ProfileArgs, config_and_profile, content_type_for, exit_for};
+use super::setup::{
+    EXIT_NO_INPUT, ProfileArgs, config_and_profile, content_type_for, exit_for, named_type,
+};
 
 /// Flags of `scan`.
 #[derive(Debug, Args)]
@@ -29,8 +31,9 @@ pub struct ScanArgs {
     /// Print nothing on stdout (and no notes on stderr); only the exit status and errors.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Scan inputs that look binary (a NUL in the first 8 KiB) instead of skipping them.
-    /// --content-type implies it.
+    /// Read binary inputs as text: those that look binary (a NUL in the first 8 KiB) instead
+    /// of skipping them, and those of a binary type (`.png`, `--content-type image/png`)
+    /// instead of reporting them not text (the profile's `scan_binary`).
     #[arg(long)]
     pub binary: bool,
     /// Files, or - for standard input.
@@ -40,7 +43,7 @@ pub struct ScanArgs {
 
 /// `utf8gate scan`.
 pub fn scan(args: &ScanArgs) -> ExitCode {
-    let (config, profile) = match config_and_profile(&args.profile) {
+    let (config, mut profile) = match config_and_profile(&args.profile) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -49,6 +52,7 @@ pub fn scan(args: &ScanArgs) -> ExitCode {
     } else {
         Format::Json
     });
+    profile.scan_binary |= args.binary;
     let how = Reading {
         profile: &profile,
         max_body: config.max_body_bytes,
@@ -59,13 +63,19 @@ pub fn scan(args: &ScanArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     for name in &args.inputs {
         let content_type = content_type_for(name, args.profile.content_type.as_deref());
+        // An input of a known type is read as `/v1/scan` reads it (a binary type is not text);
+        // one of no known type is skipped when it looks binary.
+        let how = Reading {
+            skip_binary: how.skip_binary && named_type(name).is_none(),
+            ..how
+        };
         let scanned = match input::evaluate(name, &content_type, &how) {
             Ok(Input::Scanned(s)) => s,
             Ok(Input::Binary) => {
                 if !args.quiet {
                     eprintln!(
                         "utf8gate: {name}: skipped: binary (a NUL in the first {} KiB); \
-                         --binary or --content-type to scan it",
+                         --binary to scan it as text",
                         BINARY_SNIFF_BYTES / 1024
                     );
                 }

@@ -109,23 +109,38 @@ pub(super) fn config_and_profile(args: &ProfileArgs) -> Result<(Config, Profile)
     }
 }
 
-/// The content type an input is read as: the flag's, else one from its file name.
+/// The content type an input is read as: the flag's, else one from its file name, else
+/// `text/plain`.
 pub(super) fn content_type_for(name: &str, flag: Option<&str>) -> String {
-    if let Some(t) = flag {
-        return t.to_string();
-    }
+    flag.or_else(|| named_type(name))
+        .unwrap_or("text/plain")
+        .to_string()
+}
+
+/// The media type a file name's extension names, if any.
+pub(super) fn named_type(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     let by_ext = [
         (".json", "application/json"),
         (".html", "text/html"),
         (".xml", "application/xml"),
         (".csv", "text/csv"),
+        (".png", "image/png"),
+        (".jpg", "image/jpeg"),
+        (".jpeg", "image/jpeg"),
+        (".gif", "image/gif"),
+        (".webp", "image/webp"),
+        (".pdf", "application/pdf"),
+        (".zip", "application/zip"),
+        (".tar", "application/x-tar"),
+        (".tar.gz", "application/gzip"),
+        (".tgz", "application/gzip"),
+        (".gz", "application/gzip"),
     ];
     by_ext
         .iter()
         .find(|(e, _)| lower.ends_with(e))
-        .map_or("text/plain", |(_, t)| t)
-        .to_string()
+        .map(|(_, t)| *t)
 }
 
 /// The exit code of a decision.

