@@ -46,6 +46,8 @@ pub enum Target {
     Multipart(String),
     /// The request path, when it starts with this prefix (raw bytes, as received).
     Path(String),
+    /// Archive entries whose name (lossily decoded) starts with this prefix.
+    Archive(String),
 }
 
 impl Target {
@@ -61,6 +63,7 @@ impl Target {
             Target::Yaml(_) => "yaml",
             Target::Multipart(_) => "multipart",
             Target::Path(_) => "path",
+            Target::Archive(_) => "archive",
         }
     }
 
@@ -75,7 +78,8 @@ impl Target {
             | Target::Xml(v)
             | Target::Yaml(v)
             | Target::Multipart(v)
-            | Target::Path(v) => v,
+            | Target::Path(v)
+            | Target::Archive(v) => v,
         }
     }
 
@@ -91,12 +95,13 @@ impl Target {
             "yaml" => Target::Yaml(value),
             "multipart" => Target::Multipart(value),
             "path" => Target::Path(value),
+            "archive" => Target::Archive(value),
             _ => return None,
         })
     }
 
     /// The configuration keys, in documentation order.
-    pub const KEYS: [&'static str; 9] = [
+    pub const KEYS: [&'static str; 10] = [
         "query",
         "form",
         "header",
@@ -106,6 +111,7 @@ impl Target {
         "yaml",
         "multipart",
         "path",
+        "archive",
     ];
 
     /// The one target among `selectors` (configuration key, value if set), or why there is not
@@ -167,6 +173,9 @@ impl Target {
             }
             Target::Path(prefix) => {
                 location.part == Part::Path && path.starts_with(prefix.as_bytes())
+            }
+            Target::Archive(prefix) => {
+                location.part == Part::ArchiveEntry && name.is_some_and(|n| n.starts_with(prefix))
             }
         }
     }
@@ -276,6 +285,8 @@ pub struct ExclusionSpec {
     pub multipart: Option<String>,
     /// A path prefix.
     pub path: Option<String>,
+    /// An archive entry name prefix.
+    pub archive: Option<String>,
 }
 
 impl ExclusionSpec {
@@ -298,6 +309,7 @@ impl ExclusionSpec {
             ("yaml", self.yaml),
             ("multipart", self.multipart),
             ("path", self.path),
+            ("archive", self.archive),
         ];
         let target = Target::one_of(selectors, "an exclusion")?;
         if let Some(why) = target.never_matches() {

@@ -54,6 +54,9 @@ pub enum Part {
     YamlKey,
     /// A YAML scalar value of any style, escapes decoded; `pointer` as for keys.
     YamlString,
+    /// An archive entry's name (ZIP, tar), or its link target (`pointer` `/link`): `index` is
+    /// the entry's index (from 0), `name` the name lossily decoded.
+    ArchiveEntry,
 }
 
 impl Part {
@@ -67,6 +70,7 @@ impl Part {
             Part::JsonKey | Part::JsonString => LocationClass::Json,
             Part::XmlName | Part::XmlText => LocationClass::Xml,
             Part::YamlKey | Part::YamlString => LocationClass::Yaml,
+            Part::ArchiveEntry => LocationClass::Archive,
             Part::MultipartName
             | Part::MultipartFilename
             | Part::MultipartHeader
@@ -94,14 +98,18 @@ impl Part {
     }
 
     /// `false` for fields that cannot be written back alone: an XML element or attribute
-    /// name (an end tag repeats it). An action that would rewrite one rejects instead.
+    /// name (an end tag repeats it), an archive entry name (a ZIP names it twice, with a CRC
+    /// beside). An action that would rewrite one rejects instead.
     pub fn is_rewritable(self) -> bool {
-        self != Part::XmlName
+        !matches!(self, Part::XmlName | Part::ArchiveEntry)
     }
 
     /// `true` for fields whose bytes name a file system path or route.
     pub fn is_path_like(self) -> bool {
-        matches!(self, Part::Path | Part::MultipartFilename | Part::UrlPath)
+        matches!(
+            self,
+            Part::Path | Part::MultipartFilename | Part::UrlPath | Part::ArchiveEntry
+        )
     }
 }
 
@@ -127,11 +135,13 @@ pub enum LocationClass {
     Multipart,
     /// Whole text bodies.
     Body,
+    /// Archive entry names and link targets.
+    Archive,
 }
 
 impl LocationClass {
     /// Every class.
-    pub const ALL: [LocationClass; 9] = [
+    pub const ALL: [LocationClass; 10] = [
         LocationClass::Path,
         LocationClass::Query,
         LocationClass::Header,
@@ -141,6 +151,7 @@ impl LocationClass {
         LocationClass::Yaml,
         LocationClass::Multipart,
         LocationClass::Body,
+        LocationClass::Archive,
     ];
 
     /// The snake_case name used in profiles.
@@ -155,6 +166,7 @@ impl LocationClass {
             LocationClass::Yaml => "yaml",
             LocationClass::Multipart => "multipart",
             LocationClass::Body => "body",
+            LocationClass::Archive => "archive",
         }
     }
 }

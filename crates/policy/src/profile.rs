@@ -114,7 +114,8 @@ pub struct Profile {
 use Action::*;
 use LocationClass as C;
 
-const URL_AND_HEADERS: &[LocationClass] = &[C::Path, C::Query, C::Header];
+/// URLs, headers, and archive entry names (file names an extractor writes to disk).
+const URL_AND_HEADERS: &[LocationClass] = &[C::Path, C::Query, C::Header, C::Archive];
 
 impl Profile {
     /// The names of the built-in profiles.
@@ -150,17 +151,20 @@ impl Profile {
                 FindingKind::EncodedSeparator => Rule::everywhere(Log),
                 FindingKind::Traversal => Rule::everywhere(Reject),
                 FindingKind::DotSegment => {
-                    Rule::everywhere(Log).with(&[C::Path, C::Multipart], Reject)
+                    Rule::everywhere(Log).with(&[C::Path, C::Multipart, C::Archive], Reject)
                 }
                 FindingKind::Bom => Rule::everywhere(Strip),
                 FindingKind::MisplacedBom => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
-                FindingKind::NotNfc => Rule::everywhere(Normalize).with(&[C::Path, C::Header], Log),
+                FindingKind::NotNfc => {
+                    Rule::everywhere(Normalize).with(&[C::Path, C::Header, C::Archive], Log)
+                }
                 FindingKind::ExcessiveCombining => Rule::everywhere(Reject),
                 FindingKind::Lookalike => Rule::everywhere(Log),
                 FindingKind::Nul => Rule::everywhere(Reject),
                 // XML 1.0 forbids the C0 controls but TAB, LF, CR, even as references (§2.2).
                 FindingKind::Control => {
-                    Rule::everywhere(Log).with(&[C::Path, C::Query, C::Header, C::Xml], Reject)
+                    let classes = [C::Path, C::Query, C::Header, C::Xml, C::Archive];
+                    Rule::everywhere(Log).with(&classes, Reject)
                 }
                 FindingKind::BidiControl => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
                 FindingKind::Noncharacter => Rule::everywhere(Log),
@@ -384,6 +388,7 @@ struct RawRule {
     yaml: Option<Action>,
     multipart: Option<Action>,
     body: Option<Action>,
+    archive: Option<Action>,
 }
 
 impl RawRule {
@@ -398,6 +403,7 @@ impl RawRule {
             (C::Yaml, self.yaml),
             (C::Multipart, self.multipart),
             (C::Body, self.body),
+            (C::Archive, self.archive),
         ]
         .into_iter()
         .filter_map(|(c, a)| a.map(|a| (c, a)))

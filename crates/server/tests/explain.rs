@@ -29,9 +29,15 @@ fn get(uri: &str) -> Request<Body> {
     Request::get(uri).body(Body::empty()).expect("request")
 }
 
+/// `text` posted to `uri` as the explain page posts it (`application/octet-stream`), or as
+/// `text/plain` for a plain `/v1/scan` (an octet stream is not text there).
 async fn explain(uri: &str, text: &[u8]) -> (StatusCode, Value) {
+    let content_type = match uri.contains("explain=") {
+        true => "application/octet-stream",
+        false => "text/plain",
+    };
     let request = Request::post(uri)
-        .header("content-type", "application/octet-stream")
+        .header("content-type", content_type)
         .body(Body::from(text.to_vec()))
         .expect("request");
     let (status, _, body) = call(api(false), request).await;

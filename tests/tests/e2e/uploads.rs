@@ -120,4 +120,76 @@ async fn binary_is_not_text_through_every_way_in() {
     assert_one_decision(&cases()).await;
 }
 
+// =============================================================================================
+// Archives: read for their names
+// =============================================================================================
+
+fn crc(bytes: &[u8]) -> u32 {
+    let mut c = flate2::Crc::new();
+    c.update(bytes);
+    c.sum()
+}
+
+/// A stored ZIP of `(name, extra field, content)` entries, names flagged UTF-8.
+fn zip(entries: &[(&[u8], &[u8], &[u8])]) -> Vec<u8> {
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    for (name, extra, content) in entries {
+        let offset = out.len() as u32;
+        let mut common = vec![20, 0, 0, 8, 0, 0, 0, 0, 0, 0];
+        common.extend_from_slice(&crc(content).to_le_bytes());
+        common.extend_from_slice(&(content.len() as u32).to_le_bytes());
+        common.extend_from_slice(&(content.len() as u32).to_le_bytes());
+        common.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        common.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&common);
+        out.extend_from_slice(name);
+        out.extend_from_slice(extra);
+        out.extend_from_slice(content);
+        central.extend_from_slice(b"PK\x01\x02\x14\x03");
+        central.extend_from_slice(&common);
+        central.extend_from_slice(&[0; 10]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name);
+        central.extend_from_slice(extra);
+    }
+    let at = out.len() as u32;
+    out.extend_from_slice(&central);
+    let n = entries.len() as u8;
+    out.extend_from_slice(&[b'P', b'K', 5, 6, 0, 0, 0, 0, n, 0, n, 0]);
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// An Info-ZIP Unicode Path extra field (0x7075) naming `path` for the header name `name`.
+fn unicode_path(name: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x75, 0x70, (path.len() + 5) as u8, 0, 1];
+    out.extend_from_slice(&crc(name).to_le_bytes());
+    out.extend_from_slice(path);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clean_zip_is_allowed_and_a_zip_slip_refused_through_every_way_in() {
+    let text: &[u8] = b"hello\n";
+    let clean = zip(&[
+        (b"docs/", b"", b""),
+        ("docs/café.txt".as_bytes(), b"", text),
+        ("日本語/ファイル.txt".as_bytes(), b"", PNG),
+    ]);
+    let slip = zip(&[(b"ok.txt", b"", text), (b"../../etc/cron.d/x", b"", text)]);
+    let overlong = zip(&[(b"a/\xC0\xAE\xC0\xAE/b", b"", text)]);
+    let disagrees = zip(&[(b"a.txt", &unicode_path(b"a.txt", b"../a.txt"), text)]);
+    let cases = [
+        ("application/zip", clean, "allow"),
+        ("application/zip", slip, "reject"),
+        ("application/zip", overlong, "reject"),
+        ("application/zip", disagrees, "reject"),
+        ("application/zip", PDF.to_vec(), "reject"),
+    ];
+    assert_one_decision(&cases).await;
+}
+
 // New upload tests go here.

@@ -235,6 +235,12 @@ kinds! {
     /// no field of the document shows (XXE, billion laughs).
     XmlDoctype = "xml_doctype", High, Reading, "XML 1.0 §2.8, §4.2; CWE-611; CWE-776",
         "has an XML DOCTYPE whose entities or external DTD parsers expand into text no field shows";
+    /// An archive entry whose name reads two ways: a ZIP's local header and central directory
+    /// disagree, its Info-ZIP Unicode Path field (0x7075) names another file than its header
+    /// (CRC or not), a name not flagged UTF-8 (bit 11) holds non-ASCII bytes (CP437 or the
+    /// extractor's code page), a tar's ustar, GNU long-name and PAX `path` readings disagree.
+    AmbiguousArchiveName = "ambiguous_archive_name", High, Reading, "APPNOTE 6.3.10 §4.4.4, §4.6.9, Appendix D; POSIX pax; CVE-2025-62518",
+        "has an archive entry whose name extractors read as different files";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",
@@ -258,4 +264,9 @@ kinds! {
     /// ([`Request::string_fields_only`](crate::Request::string_fields_only)).
     StringFieldsOnly = "string_fields_only", High, Other, "CVE-2024-23324; envoyproxy/envoy#9822, #27386",
         "was described by the proxy in string fields only, which may hide invalid bytes";
+    /// An archive entry name (or link target) that an extractor may write outside its
+    /// directory whatever its encoding: absolute (`/etc/x`), a drive letter (`C:`), a
+    /// backslash (a separator on Windows), an empty segment.
+    ArchivePath = "archive_path", High, Other, "CWE-22 (zip-slip); CWE-36; APPNOTE 6.3.10 §4.4.17",
+        "has an archive entry whose name is absolute, names a drive or uses a backslash";
 }

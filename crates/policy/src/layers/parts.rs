@@ -139,6 +139,14 @@ pub(crate) fn multipart_body<'a>(
             || crate::textual::not_text(&ContentType::parse(declared.as_bytes()), content)
                 .is_none();
         if !(textual || scan_binary || !is_file) {
+            // A binary file part a reading claims (an archive) is still read so: its names.
+            if super::readings::claiming(&ContentType::parse(declared.as_bytes())).is_some() {
+                out.typed_parts.push(TypedPart {
+                    span: part.content.clone(),
+                    content_type: declared.as_bytes().to_vec(),
+                    location: location(Part::MultipartContent),
+                });
+            }
             continue;
         }
         let mut field = Field::raw(

@@ -3,6 +3,7 @@
 //! read by each that sniffs it, as a check-only second reading. A type none claims is read as
 //! one text field.
 
+mod archive;
 mod form;
 mod json_body;
 mod xml;
@@ -11,11 +12,12 @@ use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
-pub(crate) const READINGS: [&BodyReading; 4] = [
+pub(crate) const READINGS: [&BodyReading; 5] = [
     &json_body::READING,
     &form::READING,
     &super::parts::READING,
     &xml::READING,
+    &archive::READING,
 ];
 pub(crate) use xml::xml_escape;
 
@@ -75,6 +77,7 @@ mod tests {
             ("multipart/form-data", Some("multipart")),
             ("text/plain", None),
             ("application/octet-stream", None),
+            ("application/zip", Some("archive")),
         ] {
             let ct = ContentType::parse(essence.as_bytes());
             let claiming: Vec<_> = READINGS.iter().filter(|r| (r.claims)(&ct)).collect();

@@ -42,6 +42,16 @@ pub fn human(
     for (i, f) in verdict.findings.iter().enumerate() {
         let place = match positions.get(i).copied().flatten() {
             Some((line, column)) => format!("{input}:{line}:{column}:"),
+            // An archive entry, as `upload.zip!dir/name.txt` (its link target: `-> /link`).
+            None if f.location.part == Part::ArchiveEntry => {
+                let name = f.location.name.as_deref().unwrap_or("");
+                let link = f
+                    .location
+                    .pointer
+                    .as_deref()
+                    .map_or("", |_| " (link target)");
+                format!("{input}!{name}{link}: +{}:", f.offset)
+            }
             None if is_body(&f.location) => format!("{input}: byte {}:", f.offset),
             None => format!("{input}: {} +{}:", field(&f.location), f.offset),
         };
@@ -200,5 +210,19 @@ mod tests {
         let mut out = Vec::new();
         human(&mut out, "g.txt", &verdict(b"fine"), &[]).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "g.txt: allow\n");
+        // An archive's findings name the entry: `upload.zip!dir/../x: ...`.
+        // A stored ZIP of one entry named `dir/../x` (bit 11 set), no content.
+        let zip = b"PK\x03\x04\x14\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00dir/../xPK\x01\x02\x14\x03\x14\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00dir/../xPK\x05\x06\x00\x00\x00\x00\x01\x00\x01\x006\x00\x00\x00&\x00\x00\x00\x00\x00";
+        let upload = Request::new("POST", b"/")
+            .header("content-type", b"application/zip")
+            .body(zip);
+        let v = evaluate_upload(&Profile::strict(), &upload).verdict;
+        let mut out = Vec::new();
+        human(&mut out, "upload.zip", &v, &[]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("upload.zip!dir/../x: +4: dot_segment: "),
+            "{text}"
+        );
     }
 }

@@ -95,6 +95,10 @@ fn subject(location: &Location) -> String {
         Part::UrlPath => format!("The path in the header{name}"),
         Part::UrlQuery => format!("The query in the header{name}"),
         Part::HeaderParameter => format!("A parameter of the header{name}"),
+        Part::ArchiveEntry => match location.index {
+            Some(i) => format!("The name of archive entry {i}{name}"),
+            None => "The archive".to_string(),
+        },
     }
 }
 
