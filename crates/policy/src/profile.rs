@@ -15,9 +15,11 @@ use crate::identity::{Identity, IdentitySpec};
 use crate::location::{LocationClass, Part};
 
 mod error;
+mod raw_rule;
 mod readings;
 pub use error::ProfileError;
 use error::{line_of, nth_line_of};
+use raw_rule::RawRule;
 pub use readings::{
     CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
 };
@@ -373,42 +375,6 @@ struct RawProfile {
     exclusion: Vec<ExclusionSpec>,
     #[serde(default)]
     identity: Vec<IdentitySpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRule {
-    default: Option<Action>,
-    path: Option<Action>,
-    query: Option<Action>,
-    header: Option<Action>,
-    form: Option<Action>,
-    json: Option<Action>,
-    xml: Option<Action>,
-    yaml: Option<Action>,
-    multipart: Option<Action>,
-    body: Option<Action>,
-    archive: Option<Action>,
-}
-
-impl RawRule {
-    fn classes(&self) -> Vec<(LocationClass, Action)> {
-        [
-            (C::Path, self.path),
-            (C::Query, self.query),
-            (C::Header, self.header),
-            (C::Form, self.form),
-            (C::Json, self.json),
-            (C::Xml, self.xml),
-            (C::Yaml, self.yaml),
-            (C::Multipart, self.multipart),
-            (C::Body, self.body),
-            (C::Archive, self.archive),
-        ]
-        .into_iter()
-        .filter_map(|(c, a)| a.map(|a| (c, a)))
-        .collect()
-    }
 }
 
 #[cfg(test)]

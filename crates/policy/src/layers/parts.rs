@@ -139,8 +139,9 @@ pub(crate) fn multipart_body<'a>(
             || crate::textual::not_text(&ContentType::parse(declared.as_bytes()), content)
                 .is_none();
         if !(textual || scan_binary || !is_file) {
-            // A binary file part a reading claims (an archive) is still read so: its names.
-            if super::readings::claiming(&ContentType::parse(declared.as_bytes())).is_some() {
+            // A binary file part a reading claims (an archive) is still read so, for its
+            // names (`body::typed_parts` reads those some reading claims).
+            if !declared.is_empty() {
                 out.typed_parts.push(TypedPart {
                     span: part.content.clone(),
                     content_type: declared.as_bytes().to_vec(),

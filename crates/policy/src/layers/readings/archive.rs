@@ -8,12 +8,13 @@
 //! corrupt archive is `malformed_body`; past a limit, `limit_exceeded`. Contents are not read
 //! (nor decompressed): an archive inside an archive is not opened.
 
+mod entry;
 mod names;
 #[cfg(test)]
 mod tests;
 mod zip;
 
-use core::ops::Range;
+use entry::Limits;
 
 use super::super::decomposed::Decomposed;
 use super::super::reading::BodyReading;
@@ -37,40 +38,6 @@ const ZIP_TYPES: [&str; 2] = ["application/zip", "application/x-zip-compressed"]
 fn claims(ct: &ContentType) -> bool {
     ZIP_TYPES.contains(&ct.essence.as_str())
 }
-
-/// The limits of one archive: safe defaults, fixed in this version (see `docs/verdict.md`).
-pub(super) struct Limits {
-    /// Most entries.
-    pub(super) max_entries: usize,
-    /// Longest entry name, in bytes.
-    pub(super) max_name: usize,
-    /// Most bytes the entries declare in all, uncompressed.
-    pub(super) max_total: u64,
-    /// Largest expansion of an entry over 1 MiB (the profile's `max_expansion_ratio`).
-    pub(super) max_ratio: u64,
-}
-
-impl Limits {
-    fn of(profile: &Profile) -> Limits {
-        Limits {
-            max_entries: 65_534,
-            max_name: 4096,
-            max_total: 16 << 30,
-            max_ratio: profile.limits.max_expansion_ratio as u64,
-        }
-    }
-}
-
-/// An entry: where its name is in the body, why it reads two ways (if it does), its link
-/// target (a symbolic link).
-pub(super) struct Entry {
-    pub(super) name: Range<usize>,
-    pub(super) ambiguity: Option<String>,
-    pub(super) link: Option<Vec<u8>>,
-}
-
-/// Why an archive is refused: the kind, an offset in the body and the message.
-pub(super) type Refusal = (FindingKind, usize, String);
 
 /// A body of no type (or `application/octet-stream`) that starts as a ZIP: its names, a
 /// second reading (an extractor that sniffs reads it so).
@@ -99,7 +66,7 @@ fn read<'a>(
         out.structural(Part::Body, FindingKind::AmbiguousMediaType, 0, message);
         return;
     }
-    let entries = match zip::entries(body, &Limits::of(profile)) {
+    let entries = match zip::entries(body, &Limits::of(&profile.limits)) {
         Ok(entries) => entries,
         Err((kind, offset, message)) => {
             out.structural(Part::Body, kind, offset, message);

@@ -7,8 +7,8 @@
 
 use core::ops::Range;
 
+use super::entry::{Entry, Limits, Refusal};
 use super::names::cp437;
-use super::{Entry, Limits, Refusal};
 use crate::finding::FindingKind;
 
 /// Longest symbolic link target read.
