@@ -1,5 +1,6 @@
-//! The archive reading: a ZIP (`application/zip`, `application/x-zip-compressed`) is read for
-//! its entry names, every way an extractor reads them ([`zip`]). Each name (and each symbolic
+//! The archive reading: a ZIP (`application/zip`, `application/x-zip-compressed`), a tar
+//! (`application/x-tar`) or a gzip-compressed tar (`application/gzip`) is read for its entry
+//! names, every way an extractor reads them ([`zip`], [`tar`]; a gzip of no tar is not text). Each name (and each symbolic
 //! link's target) is an `archive_entry` field, path-like, at the entry's index: the checks
 //! find what they find in any path (invalid UTF-8, overlongs, NUL, controls, `..` segments,
 //! lookalike separators, NFC); [`names`] adds what only an extractor cares about (absolute
@@ -10,6 +11,9 @@
 
 mod entry;
 mod names;
+mod tar;
+#[cfg(test)]
+mod tar_tests;
 #[cfg(test)]
 mod tests;
 mod zip;
@@ -34,9 +38,19 @@ pub(crate) const READING: BodyReading = BodyReading {
 
 /// The ZIP media types.
 const ZIP_TYPES: [&str; 2] = ["application/zip", "application/x-zip-compressed"];
+/// The tar media types.
+const TAR_TYPES: [&str; 2] = ["application/x-tar", "application/tar"];
+/// The gzip-compressed tar media types.
+const GZIP_TYPES: [&str; 4] = [
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-gtar",
+    "application/x-compressed-tar",
+];
 
 fn claims(ct: &ContentType) -> bool {
-    ZIP_TYPES.contains(&ct.essence.as_str())
+    let essence = ct.essence.as_str();
+    ZIP_TYPES.contains(&essence) || TAR_TYPES.contains(&essence) || GZIP_TYPES.contains(&essence)
 }
 
 /// A body of no type (or `application/octet-stream`) that starts as a ZIP: its names, a
@@ -61,43 +75,107 @@ fn read<'a>(
     _: bool,
     out: &mut Decomposed<'a>,
 ) {
-    if !zip::is_zip(body) {
-        let message = format!("declared {}, but the bytes are not a ZIP", ct.essence);
+    let limits = Limits::of(&profile.limits);
+    let format = Format::of(body);
+    let declared = match ct.essence.as_str() {
+        e if ZIP_TYPES.contains(&e) => Format::Zip,
+        e if TAR_TYPES.contains(&e) => Format::Tar,
+        _ => Format::Gzip,
+    };
+    if format != Some(declared) {
+        let message = format!("declared {}, but the bytes are not one", ct.essence);
         out.structural(Part::Body, FindingKind::AmbiguousMediaType, 0, message);
         return;
     }
-    let entries = match zip::entries(body, &Limits::of(&profile.limits)) {
-        Ok(entries) => entries,
+    let entries = match declared {
+        Format::Zip => zip::entries(body, &limits).map(Some),
+        Format::Tar => tar::entries(&mut &body[..], &limits).map(Some),
+        Format::Gzip => gzip_tar(body, &limits),
+    };
+    let entries = match entries {
+        Ok(Some(entries)) => entries,
+        Ok(None) => {
+            out.not_text = Some(format!("{}: no tar inside, not read as text", ct.essence));
+            return;
+        }
         Err((kind, offset, message)) => {
             out.structural(Part::Body, kind, offset, message);
             return;
         }
     };
     for (index, entry) in entries.into_iter().enumerate() {
-        let name = &body[entry.name.clone()];
         let location = Location::part(Part::ArchiveEntry)
             .with_index(index)
-            .with_name(name);
+            .with_name(&entry.name);
         if let Some(why) = entry.ambiguity {
             let kind = FindingKind::AmbiguousArchiveName;
             out.structural_at(location.clone(), kind, 0, why);
         }
-        shape(&location, name, "name", out);
+        shape(&location, &entry.name, "name", out);
         // Not rewritable (`Part::is_rewritable`): an action that would rewrite a name rejects.
-        out.fields.push(Field::raw(
-            location.clone(),
-            name,
-            Container::Body,
-            entry.name,
-        ));
+        push(location.clone(), entry.name, out);
         if let Some(target) = entry.link {
             let at = location.with_pointer("/link");
             shape(&at, &target, "link target", out);
-            let mut field = Field::raw(at, &[], Container::Body, 0..0).into_owned();
-            field.bytes = target.into();
-            out.fields.push(field);
+            push(at, target, out);
         }
     }
+}
+
+/// A name or link target as a field of its own bytes.
+fn push(location: Location, bytes: Vec<u8>, out: &mut Decomposed) {
+    let mut field = Field::raw(location, &[], Container::Body, 0..0).into_owned();
+    field.bytes = bytes.into();
+    out.fields.push(field);
+}
+
+/// The archive formats read, as the bytes start.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Zip,
+    Tar,
+    /// A gzip-compressed tar (a gzip of anything else is not an archive).
+    Gzip,
+}
+
+impl Format {
+    fn of(body: &[u8]) -> Option<Format> {
+        if zip::is_zip(body) {
+            Some(Format::Zip)
+        } else if tar::is_tar(body) {
+            Some(Format::Tar)
+        } else if body.starts_with(b"\x1f\x8b") {
+            Some(Format::Gzip)
+        } else {
+            None
+        }
+    }
+}
+
+/// The entries of a gzip-compressed tar, inflated as they are read (never held), at most
+/// `max_ratio` times the compressed size (and `max_total`); `None` for a gzip of no tar.
+fn gzip_tar(body: &[u8], limits: &Limits) -> Result<Option<Vec<entry::Entry>>, entry::Refusal> {
+    let cap = (body.len() as u64)
+        .saturating_mul(limits.max_ratio)
+        .max(1 << 20)
+        .min(limits.max_total);
+    let mut inflated = tar::Capped {
+        inner: flate2::read::MultiGzDecoder::new(body),
+        left: cap,
+        what: format!("a gzip-compressed tar that inflates to more than {cap} bytes"),
+    };
+    // A gzip of anything but a tar is not an archive: not text either (`not_text`).
+    let mut head = Vec::with_capacity(512);
+    let peek = std::io::Read::read_to_end(&mut std::io::Read::take(&mut inflated, 512), &mut head);
+    if peek.is_ok() && !tar::is_tar(&head) {
+        return Ok(None);
+    }
+    let mut inflated = tar::Capped {
+        inner: flate2::read::MultiGzDecoder::new(body),
+        left: cap,
+        what: format!("a gzip-compressed tar that inflates to more than {cap} bytes"),
+    };
+    tar::entries(&mut inflated, limits).map(Some)
 }
 
 /// An `archive_path` finding at `location` when `bytes` (a name or link target) escapes the

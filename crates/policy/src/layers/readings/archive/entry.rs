@@ -1,7 +1,5 @@
 //! What the archive formats read into (a leaf): entries, limits, refusals.
 
-use core::ops::Range;
-
 use crate::finding::FindingKind;
 
 /// The limits of one archive: safe defaults, fixed in this version (see `docs/verdict.md`).
@@ -28,10 +26,10 @@ impl Limits {
     }
 }
 
-/// An entry: where its name is in the body, why it reads two ways (if it does), its link
+/// An entry: its name, why it reads two ways (if it does), its link
 /// target (a symbolic link).
 pub(crate) struct Entry {
-    pub(crate) name: Range<usize>,
+    pub(crate) name: Vec<u8>,
     pub(crate) ambiguity: Option<String>,
     pub(crate) link: Option<Vec<u8>>,
 }

@@ -96,7 +96,7 @@ pub(crate) fn verdict(content_type: &str, body: &[u8]) -> (Decision, Vec<String>
         .header("Content-Type", content_type.as_bytes())
         .body(body);
     let v = evaluate_upload(&Profile::strict(), &upload).verdict;
-    assert!(v.not_text.is_none(), "an archive is read");
+    assert!(v.not_text.is_none(), "an archive is read: {:?}", v.not_text);
     (
         v.decision,
         v.kinds().into_iter().map(String::from).collect(),

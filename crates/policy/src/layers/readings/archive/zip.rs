@@ -147,7 +147,7 @@ fn central(
         ));
     }
     let mut entry = Entry {
-        name: name.clone(),
+        name: body[name.clone()].to_vec(),
         ambiguity: None,
         link: None,
     };
