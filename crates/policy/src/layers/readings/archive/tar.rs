@@ -139,9 +139,13 @@ fn pax(data: &[u8], into: &mut Pending, at: u64) -> Result<(), Refusal> {
 }
 
 /// Whether `short` (a ustar field) is what a writer puts there for the long `name`: `name`
-/// itself, or its start with each non-ASCII character as `?` (as Python's tarfile writes).
+/// itself, its first 99 bytes or more (GNU), or that with each non-ASCII character as `?`
+/// (Python's tarfile, pax format).
 fn fits(short: &[u8], name: &[u8]) -> bool {
     if short == name || short.is_empty() {
+        return true;
+    }
+    if name.starts_with(short) && short.len() >= 99 {
         return true;
     }
     let ascii: Vec<u8> = String::from_utf8_lossy(name)
