@@ -157,7 +157,10 @@ fn allowed_archives_are_read_alike_by_every_reader() {
     let to_write: Vec<Value> = (0..60)
         .map(|i| {
             let mut names: Vec<String> = (0..1 + i % 3)
-                .map(|_| String::from_utf8_lossy(*rng.pick(NAMES)).replace('\0', ""))
+                .map(|_| {
+                    let name: &&[u8] = rng.pick(NAMES);
+                    String::from_utf8_lossy(name).replace('\0', "")
+                })
                 .filter(|n| !n.is_empty())
                 .collect();
             names.dedup();
