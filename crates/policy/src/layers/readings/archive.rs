@@ -77,16 +77,18 @@ fn read<'a>(
 ) {
     let limits = Limits::of(&profile.limits);
     let format = Format::of(body);
-    let declared = match ct.essence.as_str() {
-        e if ZIP_TYPES.contains(&e) => Format::Zip,
-        e if TAR_TYPES.contains(&e) => Format::Tar,
-        _ => Format::Gzip,
+    // `application/x-gtar` names GNU tar, compressed or not.
+    let declared: &[Format] = match ct.essence.as_str() {
+        e if ZIP_TYPES.contains(&e) => &[Format::Zip],
+        e if TAR_TYPES.contains(&e) => &[Format::Tar],
+        "application/x-gtar" => &[Format::Tar, Format::Gzip],
+        _ => &[Format::Gzip],
     };
-    if format != Some(declared) {
+    let Some(declared) = format.filter(|f| declared.contains(f)) else {
         let message = format!("declared {}, but the bytes are not one", ct.essence);
         out.structural(Part::Body, FindingKind::AmbiguousMediaType, 0, message);
         return;
-    }
+    };
     let entries = match declared {
         Format::Zip => zip::entries(body, &limits).map(Some),
         Format::Tar => tar::entries(&mut &body[..], &limits).map(Some),

@@ -203,7 +203,7 @@ pub(super) fn entries(r: &mut dyn Read, limits: &Limits) -> Result<Vec<Entry>, R
             .ok_or_else(|| corrupt(at, "a header whose size is not a number"))?;
         let kind = header[156];
         let data_at = at + 512;
-        let padded = size.div_ceil(512) * 512;
+        let padded = size.div_ceil(512).saturating_mul(512);
         match kind {
             b'L' | b'K' | b'x' | b'g' => {
                 if size > MAX_RECORD {
@@ -306,9 +306,12 @@ pub(super) fn entries(r: &mut dyn Read, limits: &Limits) -> Result<Vec<Entry>, R
             ambiguity,
             link: is_link.then_some(link),
         });
-        let skipped = std::io::copy(&mut r.take(size.div_ceil(512) * 512), &mut std::io::sink())
-            .map_err(|e| failed(data_at, &e))?;
-        if skipped != size.div_ceil(512) * 512 {
+        let skipped = std::io::copy(
+            &mut r.take(size.div_ceil(512).saturating_mul(512)),
+            &mut std::io::sink(),
+        )
+        .map_err(|e| failed(data_at, &e))?;
+        if skipped != size.div_ceil(512).saturating_mul(512) {
             return Err(corrupt(data_at, "the archive ends inside an entry"));
         }
         at = data_at + skipped;

@@ -127,6 +127,16 @@ fn corrupt_trailing_and_compressed_tars() {
     };
     let (decision, found) = verdict("application/gzip", &gzip(&good));
     assert_eq!((decision, found.len()), (Decision::Allow, 0));
+    // GNU tar's type names a tar, compressed or not; a tar is no gzip.
+    assert_eq!(
+        verdict("application/x-gtar", &gzip(&good)).0,
+        Decision::Allow
+    );
+    assert_eq!(verdict("application/x-gtar", &good).0, Decision::Allow);
+    assert_eq!(
+        verdict("application/gzip", &good).1,
+        ["ambiguous_media_type"]
+    );
     let slip = tar(&[member(b"../x", b'0', b"")]);
     assert_eq!(verdict("application/gzip", &gzip(&slip)).1, ["dot_segment"]);
     // A gzip of text is no archive: not text, allowed.

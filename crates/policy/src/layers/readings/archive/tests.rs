@@ -209,6 +209,13 @@ fn corrupt_lying_and_bombs_are_refused_without_expanding() {
     let good = zip(&[ZipEntry::named(b"a.txt"), ZipEntry::named(b"b.txt")]);
     let (_, kinds) = verdict("application/zip", b"%PDF-1.7 not a zip");
     assert_eq!(kinds, ["ambiguous_media_type"]);
+    // An end record shorter than its 22 bytes, a comment length past the end.
+    for short in [
+        &b"PK\x05\x06"[..],
+        b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xFF\xFF",
+    ] {
+        assert_eq!(verdict("application/zip", short).1, ["malformed_body"]);
+    }
     for cut in [1, 10, 30, good.len() / 2] {
         let (_, kinds) = verdict("application/zip", &good[..good.len() - cut]);
         assert_eq!(kinds, ["malformed_body"], "cut {cut}");

@@ -42,7 +42,13 @@ pub(super) fn entries(body: &[u8], limits: &Limits) -> Result<Vec<Entry>, Refusa
     let floor = body.len().saturating_sub(22 + 0xFFFF);
     let end = (floor..=body.len().saturating_sub(22))
         .rev()
-        .find(|&p| body[p..].starts_with(EOCD) && u16_at(body, p + 20) == Some(body.len() - p - 22))
+        .find(|&p| {
+            // The record ends the body: its comment runs to the end, no byte after it.
+            let comment = u16_at(body, p + 20);
+            body[p..].starts_with(EOCD)
+                && comment.is_some()
+                && comment == body.len().checked_sub(p + 22)
+        })
         .ok_or_else(|| corrupt(body.len(), "no end of central directory record"))?;
     let field = |at| u16_at(body, end + at).unwrap_or(0);
     let count = field(10);
@@ -125,7 +131,8 @@ fn central(
         let message = format!("entries of more than {} bytes in all", limits.max_total);
         return Err((FindingKind::LimitExceeded, at, message));
     }
-    if u64::from(size) > 1 << 20 && u64::from(size) > u64::from(compressed) * limits.max_ratio {
+    let most = u64::from(compressed).saturating_mul(limits.max_ratio);
+    if u64::from(size) > 1 << 20 && u64::from(size) > most {
         let message = format!("an entry that expands more than {} times", limits.max_ratio);
         return Err((FindingKind::LimitExceeded, at, message));
     }
