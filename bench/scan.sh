@@ -96,3 +96,6 @@ printf '| %s GiB to /v1/scan | %.2f GB/s | nginx discarding: %.2f GB/s | %.2f× 
 printf '| %s GiB gzip-coded (%d MiB) to /v1/scan | %.2f GB/s decoded | gzip -dc: %.2f GB/s | %.2f× gzip -dc | RSS before %d MiB, peak %d MiB (+%d MiB) | %s |\n' \
     "$GIB" $(($(stat -c %s "$WORK/upload.gz") >> 20)) "$gz_scan" "$gz_base" "$(echo "$gz_scan / $gz_base" | bc -l)" \
     $((gz_idle_kib / 1024)) $((gz_peak_kib / 1024)) $(((gz_peak_kib - gz_idle_kib) / 1024)) "${gz_inspected:-}"
+
+# A 256 MiB ZIP of text files, read for its entry names (its own server: the body is buffered).
+"$ROOT/bench/scan_zip.sh"
