@@ -282,6 +282,7 @@ where
             .map_request(move |mut r: Request<Incoming>| {
                 r.extensions_mut().insert(peer.clone());
                 crate::authority::host_from_authority(&mut r);
+                crate::crumbs::join_cookie_crumbs(&mut r);
                 r
             });
         let (http, watcher) = (serving.http.clone(), graceful.watcher());

@@ -18,6 +18,7 @@ mod errors;
 mod fronts;
 mod grpc_authz;
 mod http2;
+mod http2_cookies;
 mod identity;
 mod limits;
 mod memory;
