@@ -24,6 +24,8 @@ use tower::util::ServiceExt;
 use crate::config::Http2;
 use crate::peer::Peer;
 
+mod upgradeable;
+
 /// What a listener serves: an accept loop for one service type (from hyper's requests to
 /// responses, with the request's [`Peer`] in its extensions), the service made once per serving
 /// thread so that what it keeps (the proxy's pooled upstream connections) stays on its thread.
@@ -286,6 +288,7 @@ where
                 r
             });
         let (http, watcher) = (serving.http.clone(), graceful.watcher());
+        let stop = serving.stop.clone();
         spawn_connection(name, async move {
             let service = TowerToHyperService::new(service);
             // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
@@ -302,9 +305,8 @@ where
                     }
                 }
                 Some(_) => {
-                    watcher
-                        .watch(http.http1.serve_connection(TokioIo::new(stream), service))
-                        .await
+                    let conn = http.http1.serve_connection(TokioIo::new(stream), service);
+                    upgradeable::watch(conn.with_upgrades(), stop, watcher).await
                 }
             }
         });

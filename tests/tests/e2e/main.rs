@@ -29,3 +29,4 @@ mod shutdown;
 mod support;
 mod upstream;
 mod upstream_connections;
+mod websocket;
