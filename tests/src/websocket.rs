@@ -157,6 +157,8 @@ pub enum WsAnswer {
     Status(u16),
     /// `101` with an accept key for another key.
     WrongAccept,
+    /// [`WsAnswer::Echo`], after sending a text frame of these bytes first.
+    Greet(&'static [u8]),
 }
 
 /// What [`WsUpstream`] received.
@@ -252,13 +254,18 @@ async fn serve(
                 stream.write_all(reply.as_bytes()).await?;
                 continue;
             }
-            WsAnswer::Echo => ws_accept(&key),
+            WsAnswer::Echo | WsAnswer::Greet(_) => ws_accept(&key),
             WsAnswer::WrongAccept => ws_accept("AAAAAAAAAAAAAAAAAAAAAA=="),
         };
         let reply = format!(
             "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
         );
         stream.write_all(reply.as_bytes()).await?;
+        if let WsAnswer::Greet(text) = answer {
+            stream
+                .write_all(&ws_frame(true, OP_TEXT, text, None))
+                .await?;
+        }
         loop {
             let frame = read_frame(&mut stream, &mut rest).await?;
             seen.lock()

@@ -25,6 +25,7 @@ use crate::config::Http2;
 use crate::peer::Peer;
 
 mod upgradeable;
+pub use upgradeable::Draining;
 
 /// What a listener serves: an accept loop for one service type (from hyper's requests to
 /// responses, with the request's [`Peer`] in its extensions), the service made once per serving
@@ -279,10 +280,14 @@ where
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
         let peer = Peer::new(peer);
+        let draining = Draining::new(serving.stop.clone(), graceful.watcher());
         let service = service
             .clone()
             .map_request(move |mut r: Request<Incoming>| {
                 r.extensions_mut().insert(peer.clone());
+                if r.headers().contains_key(axum::http::header::UPGRADE) {
+                    r.extensions_mut().insert(draining.clone());
+                }
                 crate::authority::host_from_authority(&mut r);
                 crate::crumbs::join_cookie_crumbs(&mut r);
                 r

@@ -288,4 +288,45 @@ async fn other_upgrades_and_malformed_handshakes_are_refused() {
     assert!(upstream.heads().is_empty());
 }
 
+// =============================================================================================
+// The upstream's text, shutdown
+// =============================================================================================
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_upstream_s_invalid_text_is_logged_by_default_and_refused_when_enforced() {
+    let greeting: &[u8] = b"hello \xC0\xAE";
+    let (_upstream, gw) = setup(WsAnswer::Greet(greeting), "").await;
+    let (mut client, _) = open(&gw, "").await;
+    let got = next(&mut client).await;
+    assert_eq!(
+        (got.opcode, got.payload.as_slice()),
+        (OP_TEXT, greeting),
+        "sent on"
+    );
+    let invalid = r#"utf8gate_websocket_messages_total{direction="server",verdict="invalid"}"#;
+    assert_eq!(gw.metrics().await.value(invalid), 1.0);
+
+    let toml = "[websocket]\nserver_text = \"enforce\"\n";
+    let (_upstream, gw) = setup(WsAnswer::Greet(greeting), toml).await;
+    let (mut client, _) = open(&gw, "").await;
+    let got = next(&mut client).await;
+    assert_eq!(got.close_code(), Some(1007), "{got:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_server_closes_its_tunnels_with_1001() {
+    let (_upstream, mut gw) = setup(WsAnswer::Echo, "").await;
+    let (mut client, _) = open(&gw, "").await;
+    client
+        .send(true, OP_TEXT, "before".as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(next(&mut client).await.payload, b"before");
+
+    gw.shutdown();
+    let close = next(&mut client).await;
+    assert_eq!(close.close_code(), Some(1001), "{close:?}");
+    assert!(gw.stop(WITHIN).await, "exited cleanly after its tunnels");
+}
+
 // New WebSocket tests go here.

@@ -22,17 +22,20 @@ pub enum Closed {
     TooBig,
     /// No frame either way for `websocket.idle_timeout_seconds` (1001).
     Idle,
+    /// The server is shutting down (1001).
+    Shutdown,
     /// A write failed or timed out.
     Error,
 }
 
-const CLOSED: [(Closed, &str); 7] = [
+const CLOSED: [(Closed, &str); 8] = [
     (Closed::Normal, "normal"),
     (Closed::InvalidUtf8, "invalid_utf8"),
     (Closed::Policy, "policy"),
     (Closed::Protocol, "protocol"),
     (Closed::TooBig, "too_big"),
     (Closed::Idle, "idle"),
+    (Closed::Shutdown, "shutdown"),
     (Closed::Error, "error"),
 ];
 
@@ -71,7 +74,7 @@ impl WebSocketMetrics {
         let closed = must(IntCounterVec::new(
             Opts::new(
                 "websocket_closed_total",
-                "WebSocket tunnels closed, by reason (normal, invalid_utf8, policy, protocol, too_big, idle, error).",
+                "WebSocket tunnels closed, by reason (normal, invalid_utf8, policy, protocol, too_big, idle, shutdown, error).",
             ),
             &["reason"],
         ));

@@ -32,6 +32,7 @@ use crate::layers::request_id::RequestId;
 use crate::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Route;
+use crate::serve::Draining;
 use crate::state::AppState;
 
 mod frame;
@@ -52,6 +53,8 @@ pub(super) struct Handshake {
     client: OnUpgrade,
     /// The tunnel's place under `websocket.max_tunnels`.
     permit: OwnedSemaphorePermit,
+    /// The listener's stop signal and a hold on its drain.
+    draining: Option<Draining>,
 }
 
 /// The tokens of every line of a comma-separated header.
@@ -142,6 +145,7 @@ pub(super) fn handshake(state: &AppState, parts: &mut Parts) -> Result<Option<Ha
         protocols,
         client,
         permit,
+        draining: parts.extensions.remove::<Draining>(),
     }))
 }
 
@@ -221,8 +225,13 @@ pub(super) async fn exchange(
     parts
         .headers
         .insert(UPGRADE, HeaderValue::from_static("websocket"));
-    let Handshake { client, permit, .. } = handshake;
-    let tunnel = tunnel::Tunnel::new(state, route, request_id);
+    let Handshake {
+        client,
+        permit,
+        draining,
+        ..
+    } = handshake;
+    let tunnel = tunnel::Tunnel::new(state, route, request_id, draining);
     tokio::spawn(async move {
         let (client, upstream) = tokio::join!(client, upstream);
         match (client, upstream) {

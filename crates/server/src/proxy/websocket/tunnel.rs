@@ -24,6 +24,7 @@ use super::message::{Assembly, Step, TextCheck, text_frame};
 use crate::config::ServerText;
 use crate::metrics::{Closed, WebSocketMetrics};
 use crate::routes::Route;
+use crate::serve::Draining;
 use crate::state::AppState;
 
 /// Messages longer than this are evaluated off the serving thread.
@@ -42,6 +43,8 @@ pub(super) struct Tunnel {
     route: Arc<Route>,
     metrics: WebSocketMetrics,
     request_id: String,
+    /// The listener's stop signal: a stopping server closes its tunnels with 1001.
+    draining: Option<Draining>,
 }
 
 /// One side of the tunnel.
@@ -121,6 +124,22 @@ impl End {
     }
 }
 
+/// Who failed the tunnel, for its log line.
+fn name(side: Side) -> &'static str {
+    match side {
+        Side::Client => "client",
+        Side::Server => "upstream",
+    }
+}
+
+/// Completes when the listener stops; never without a listener's signal.
+async fn stopping(draining: &mut Option<Draining>) {
+    match draining {
+        Some(draining) => draining.stopped().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// A masking key no one can predict (§5.3), for frames utf8gate writes itself.
 fn fresh_key() -> [u8; 4] {
     use std::hash::{BuildHasher, Hasher};
@@ -133,7 +152,12 @@ fn fresh_key() -> [u8; 4] {
 
 impl Tunnel {
     /// The tunnel of a handshake on `route`, with `state`'s limits.
-    pub(super) fn new(state: &AppState, route: Arc<Route>, request_id: String) -> Tunnel {
+    pub(super) fn new(
+        state: &AppState,
+        route: Arc<Route>,
+        request_id: String,
+        draining: Option<Draining>,
+    ) -> Tunnel {
         let ws = &state.config.websocket;
         Tunnel {
             max_frame: ws.max_frame_bytes,
@@ -147,6 +171,7 @@ impl Tunnel {
             route,
             metrics: state.metrics.websocket().clone(),
             request_id,
+            draining,
         }
     }
 
@@ -157,7 +182,7 @@ impl Tunnel {
     }
 
     /// Relays frames between `client` and `upstream` until the tunnel ends.
-    pub(super) async fn run(self, client: Upgraded, upstream: Upgraded) {
+    pub(super) async fn run(mut self, client: Upgraded, upstream: Upgraded) {
         self.metrics.opened();
         let client = End::new(
             client,
@@ -169,19 +194,32 @@ impl Tunnel {
             Side::Server,
             Assembly::new(self.max_message, self.server_text),
         );
-        let closed = self.relay(client, upstream).await;
+        let mut draining = self.draining.take();
+        let closed = self.relay(client, upstream, &mut draining).await;
         self.metrics.closed(closed);
+        // The listener's drain waits until here.
+        drop(draining);
     }
 
-    async fn relay(&self, mut client: End, mut upstream: End) -> Closed {
+    async fn relay(
+        &self,
+        mut client: End,
+        mut upstream: End,
+        draining: &mut Option<Draining>,
+    ) -> Closed {
         let mut out = Vec::new();
         loop {
             let (from, read) = tokio::select! {
                 read = client.next(self.max_frame), if !client.closed => (Side::Client, read),
                 read = upstream.next(self.max_frame), if !upstream.closed => (Side::Server, read),
+                () = stopping(draining) => {
+                    let stop = Fail { code: code::GOING_AWAY, why: "server shutting down" };
+                    self.fail(client, upstream, stop, "utf8gate").await;
+                    return Closed::Shutdown;
+                }
                 _ = tokio::time::sleep(self.idle) => {
                     let idle = Fail { code: code::GOING_AWAY, why: "idle timeout" };
-                    return self.fail(client, upstream, idle, Side::Client).await;
+                    return self.fail(client, upstream, idle, "utf8gate").await;
                 }
             };
             let (src, dst) = match from {
@@ -201,7 +239,7 @@ impl Tunnel {
                 Ok(step) => step,
                 Err(fail) => {
                     self.count_failure(fail, from);
-                    return self.fail(client, upstream, fail, from).await;
+                    return self.fail(client, upstream, fail, name(from)).await;
                 }
             };
             out.clear();
@@ -210,7 +248,7 @@ impl Tunnel {
                 Step::Forward(frame) => {
                     if frame.opcode == CLOSE {
                         if let Err(fail) = frame::check_close(&frame.payload) {
-                            return self.fail(client, upstream, fail, from).await;
+                            return self.fail(client, upstream, fail, name(from)).await;
                         }
                         src.closed = true;
                     }
@@ -230,7 +268,7 @@ impl Tunnel {
                                     code: code::INTERNAL,
                                     why: "message not evaluated",
                                 };
-                                return self.fail(client, upstream, fail, from).await;
+                                return self.fail(client, upstream, fail, name(from)).await;
                             }
                             Some((_, Some(verdict))) => {
                                 self.metrics.message("client", "refused");
@@ -239,7 +277,7 @@ impl Tunnel {
                                     code: code::POLICY,
                                     why: "message refused by policy",
                                 };
-                                return self.fail(client, upstream, fail, from).await;
+                                return self.fail(client, upstream, fail, name(from)).await;
                             }
                         },
                         (Side::Server, Some(kind)) => {
@@ -316,13 +354,8 @@ impl Tunnel {
 
     /// Fails the tunnel: a Close frame with `fail`'s code to both sides, both connections
     /// ended, one log line.
-    async fn fail(&self, mut client: End, mut upstream: End, fail: Fail, from: Side) -> Closed {
+    async fn fail(&self, mut client: End, mut upstream: End, fail: Fail, from: &str) -> Closed {
         let request_id = self.request_id.as_str();
-        let from = if from == Side::Client {
-            "client"
-        } else {
-            "upstream"
-        };
         tracing::warn!(target: "utf8gate::websocket", request_id, route = self.route.name, code = fail.code, reason = fail.why, from, "websocket tunnel closed");
         let payload = frame::close_payload(fail.code, fail.why);
         let mut out = Vec::new();
