@@ -122,6 +122,19 @@ async fn the_handshake_is_forwarded_and_a_message_split_mid_character_is_echoed(
     assert!(metrics.value("utf8gate_websocket_opened_total") >= 1.0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_an_h2c_upstream_the_handshake_still_goes_over_http1() {
+    let (upstream, gw) = setup(WsAnswer::Echo, "[upstream]\nhttp2 = true\n").await;
+    let (mut client, _) = open(&gw, "").await;
+    client
+        .send(true, OP_TEXT, "Привет".as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(next(&mut client).await.payload, "Привет".as_bytes());
+    let head = upstream.heads().remove(0);
+    assert!(head.starts_with("GET /chat HTTP/1.1\r\n"), "{head}");
+}
+
 // =============================================================================================
 // Invalid text: 1007, and nothing of the message upstream
 // =============================================================================================

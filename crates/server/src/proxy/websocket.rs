@@ -18,7 +18,7 @@ use axum::http::header::{
     SEC_WEBSOCKET_PROTOCOL, SEC_WEBSOCKET_VERSION, TRANSFER_ENCODING, UPGRADE,
 };
 use axum::http::uri::Authority;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Version, request::Parts};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, Version, request::Parts};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use bytes::Bytes;
@@ -160,6 +160,12 @@ pub(super) async fn exchange(
     route: Arc<Route>,
     id: Option<RequestId>,
 ) -> Response {
+    // The handshake goes over HTTP/1.1 even to an h2c upstream: the origin form, never the
+    // absolute one an HTTP/2 request carries.
+    if let Some(target) = request.uri().path_and_query().cloned() {
+        *request.uri_mut() = Uri::from(target);
+    }
+    *request.version_mut() = Version::HTTP_11;
     let headers = request.headers_mut();
     headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
     headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
