@@ -297,6 +297,39 @@ mod tests {
         assert_eq!(over.unwrap_err().code, code::TOO_BIG);
     }
 
+    /// Every frame of `bytes` fed in pieces cut at `cuts`, then the failure if one came.
+    fn read_all(bytes: &[u8], cuts: &[usize], from: Side) -> (Vec<Frame>, Option<Fail>) {
+        let (mut buf, mut frames, mut at) = (BytesMut::new(), Vec::new(), 0);
+        let mut ends: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        ends.push(bytes.len());
+        ends.sort_unstable();
+        for end in ends {
+            buf.extend_from_slice(&bytes[at..end.max(at)]);
+            at = end.max(at);
+            loop {
+                match parse(&mut buf, from, 300) {
+                    Ok(Some(frame)) => frames.push(frame),
+                    Ok(None) => break,
+                    Err(fail) => return (frames, Some(fail)),
+                }
+            }
+            assert!(buf.capacity() <= 64 * 1024, "bounded by the frame limit");
+        }
+        (frames, None)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_cut_anywhere_read_as_when_whole(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+            cuts in proptest::collection::vec(0usize..700, 0..8),
+            client in proptest::prelude::any::<bool>(),
+        ) {
+            let from = if client { Side::Client } else { Side::Server };
+            proptest::prop_assert_eq!(read_all(&bytes, &cuts, from), read_all(&bytes, &[], from));
+        }
+    }
+
     #[test]
     fn close_payloads() {
         assert!(check_close(b"").is_ok());
