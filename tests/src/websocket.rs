@@ -181,17 +181,27 @@ pub struct WsUpstream {
 impl WsUpstream {
     /// Binds 127.0.0.1:0 and answers every connection as `answer` says.
     pub async fn start(answer: WsAnswer) -> WsUpstream {
+        WsUpstream::serve(answer, None).await
+    }
+
+    /// [`WsUpstream::start`], and a request without `Upgrade` for `GET /page` answers `html`
+    /// (`text/html; charset=utf-8`), `GET /wait` the same once a Close frame was received (at
+    /// most 20 s), any other 404: a browser's page that opens the socket.
+    pub async fn start_with_page(answer: WsAnswer, html: String) -> WsUpstream {
+        WsUpstream::serve(answer, Some(Arc::new(html))).await
+    }
+
+    async fn serve(answer: WsAnswer, page: Option<Arc<String>>) -> WsUpstream {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let seen: Arc<Mutex<WsSeen>> = Arc::default();
         let shared = seen.clone();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                let seen = shared.clone();
+                let (seen, page) = (shared.clone(), page.clone());
                 tokio::spawn(async move {
-                    let _ =
-                        tokio::time::timeout(Duration::from_secs(30), serve(stream, answer, seen))
-                            .await;
+                    let served = serve(stream, answer, seen, page);
+                    let _ = tokio::time::timeout(Duration::from_secs(60), served).await;
                 });
             }
         });
@@ -232,10 +242,34 @@ async fn serve(
     mut stream: TcpStream,
     answer: WsAnswer,
     seen: Arc<Mutex<WsSeen>>,
+    page: Option<Arc<String>>,
 ) -> io::Result<()> {
     let mut rest = Vec::new();
     loop {
         let head = read_head(&mut stream, &mut rest).await?;
+        if let Some(html) = page
+            .as_ref()
+            .filter(|_| !head.contains("upgrade: websocket"))
+        {
+            if head.starts_with("GET /wait ") {
+                // Answered once a Close frame came (or after 20 s): a page that loads it in
+                // a frame has its load event, and a browser's DOM dump, after its socket.
+                let closed = || {
+                    let seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+                    seen.frames.iter().any(|f| f.opcode == OP_CLOSE)
+                };
+                crate::poll_until(Duration::from_secs(20), closed).await;
+            }
+            let reply = match head.starts_with("GET /page ") || head.starts_with("GET /wait ") {
+                true => format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\n\r\n{html}",
+                    html.len()
+                ),
+                false => "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_string(),
+            };
+            stream.write_all(reply.as_bytes()).await?;
+            continue;
+        }
         let key = (head.lines())
             .find_map(|l| l.strip_prefix("sec-websocket-key: "))
             .unwrap_or_default()
