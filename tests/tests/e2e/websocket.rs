@@ -202,6 +202,15 @@ async fn a_policy_finding_closes_with_1008_and_a_bad_close_reason_with_1007() {
         .unwrap();
     assert_eq!(next(&mut client).await.close_code(), Some(1007));
     assert!(data_frames(&upstream).is_empty());
+
+    // In monitor mode the message is sent on (and logged); invalid UTF-8 never is.
+    let (upstream, gw) = setup(WsAnswer::Echo, "[policy]\nprofile = \"monitor\"\n").await;
+    let (mut client, _) = open(&gw, "").await;
+    client.send(true, OP_TEXT, b"nul\0byte").await.unwrap();
+    assert_eq!(next(&mut client).await.payload, b"nul\0byte");
+    client.send(true, OP_TEXT, b"bad \xC0\xAE").await.unwrap();
+    assert_eq!(next(&mut client).await.close_code(), Some(1007));
+    assert_eq!(data_frames(&upstream).len(), 1);
 }
 
 // =============================================================================================

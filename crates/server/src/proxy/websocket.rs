@@ -36,6 +36,7 @@ use crate::serve::Draining;
 use crate::state::AppState;
 
 mod frame;
+mod judge;
 mod message;
 mod tunnel;
 

@@ -1,25 +1,25 @@
-//! A WebSocket tunnel: frames read from both sides ([`frame`]), put together into messages
-//! ([`message`]), checked, and sent on.
+//! A WebSocket tunnel: frames read from both sides (`frame`), put together into messages
+//! (`message`), checked, and sent on.
 //!
-//! The client's text messages are validated as UTF-8 (1007) and then evaluated by the route's
-//! profile as a `text/plain` body (its findings are at the `body` location; a verdict that is
-//! not `allow`, enforced, closes with 1008: a message is never rewritten). The upstream's text
-//! messages are validated as `websocket.server_text` says. Binary messages go through unread.
-//! A failure sends a Close frame with its code to both sides, then ends both connections; one
-//! log line (target `utf8gate::websocket`) says why. Every wait is bounded: no frame either
-//! way for `websocket.idle_timeout_seconds` closes with 1001, and a write that does not finish
-//! within it ends the tunnel.
+//! The client's text messages are validated as UTF-8 (1007) and then judged by the route's
+//! profile (`judge`, 1008). The upstream's text messages are validated as
+//! `websocket.server_text` says. Binary messages go through unread. A failure sends a Close
+//! frame with its code to both sides, then ends both connections; one log line (target
+//! `utf8gate::websocket`) says why, and one more when any tunnel ends (its reason and counts).
+//! Every wait is bounded: no frame either way for `websocket.idle_timeout_seconds` closes with
+//! 1001, and a write that does not finish within it ends the tunnel.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::BytesMut;
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
-use utf8gate_policy::{Decision, Request, Verdict};
 
 use super::frame::{self, CLOSE, Fail, Frame, Side, code};
+use super::judge::{Judged, judge};
 use super::message::{Assembly, Step, TextCheck, text_frame};
 use crate::config::ServerText;
 use crate::metrics::{Closed, WebSocketMetrics};
@@ -27,8 +27,6 @@ use crate::routes::Route;
 use crate::serve::Draining;
 use crate::state::AppState;
 
-/// Messages longer than this are evaluated off the serving thread.
-const BLOCKING_BYTES: usize = 64 * 1024;
 /// How long a failed tunnel waits for each side to end its connection after the Close frame.
 const LINGER: Duration = Duration::from_secs(1);
 
@@ -45,6 +43,8 @@ pub(super) struct Tunnel {
     request_id: String,
     /// The listener's stop signal: a stopping server closes its tunnels with 1001.
     draining: Option<Draining>,
+    /// Messages sent on: from the client, from the upstream.
+    messages: [AtomicU64; 2],
 }
 
 /// One side of the tunnel.
@@ -172,6 +172,7 @@ impl Tunnel {
             metrics: state.metrics.websocket().clone(),
             request_id,
             draining,
+            messages: [AtomicU64::new(0), AtomicU64::new(0)],
         }
     }
 
@@ -197,6 +198,9 @@ impl Tunnel {
         let mut draining = self.draining.take();
         let closed = self.relay(client, upstream, &mut draining).await;
         self.metrics.closed(closed);
+        let request_id = self.request_id.as_str();
+        let [client, upstream] = self.messages.each_ref().map(|m| m.load(Ordering::Relaxed));
+        tracing::info!(target: "utf8gate::websocket", request_id, route = self.route.name, reason = closed.label(), client_messages = client, upstream_messages = upstream, "websocket tunnel ended");
         // The listener's drain waits until here.
         drop(draining);
     }
@@ -261,25 +265,27 @@ impl Tunnel {
                     invalid,
                 } => {
                     let payload = match (from, invalid) {
-                        (Side::Client, _) => match self.evaluate(payload).await {
-                            Some((payload, None)) => payload,
-                            None => {
-                                let fail = Fail {
-                                    code: code::INTERNAL,
-                                    why: "message not evaluated",
-                                };
-                                return self.fail(client, upstream, fail, name(from)).await;
+                        (Side::Client, _) => {
+                            let request_id = self.request_id.as_str();
+                            match judge(&self.route, request_id, payload).await {
+                                Judged::Allowed(payload) => payload,
+                                Judged::Refused => {
+                                    self.metrics.message("client", "refused");
+                                    let fail = Fail {
+                                        code: code::POLICY,
+                                        why: "message refused by policy",
+                                    };
+                                    return self.fail(client, upstream, fail, name(from)).await;
+                                }
+                                Judged::Failed => {
+                                    let fail = Fail {
+                                        code: code::INTERNAL,
+                                        why: "message not evaluated",
+                                    };
+                                    return self.fail(client, upstream, fail, name(from)).await;
+                                }
                             }
-                            Some((_, Some(verdict))) => {
-                                self.metrics.message("client", "refused");
-                                self.refused(&verdict);
-                                let fail = Fail {
-                                    code: code::POLICY,
-                                    why: "message refused by policy",
-                                };
-                                return self.fail(client, upstream, fail, name(from)).await;
-                            }
-                        },
+                        }
                         (Side::Server, Some(kind)) => {
                             self.metrics.message("server", "invalid");
                             let request_id = self.request_id.as_str();
@@ -299,6 +305,10 @@ impl Tunnel {
                     text_frame(&mut out, &payload, dst.mask(mask));
                 }
             }
+            if !out.is_empty() && out[0] & 0x80 != 0 && out[0] & 0x0F < CLOSE {
+                // The last frame of a data message.
+                self.messages[usize::from(from == Side::Server)].fetch_add(1, Ordering::Relaxed);
+            }
             if !dst.send(&out, self.idle).await {
                 tokio::join!(client.end(), upstream.end());
                 return Closed::Error;
@@ -308,36 +318,6 @@ impl Tunnel {
                 return Closed::Normal;
             }
         }
-    }
-
-    /// The route's profile on a client's text message: the message back, and the verdict when
-    /// it refuses it (not `allow`, enforced); `None` if the evaluation failed.
-    async fn evaluate(&self, payload: Vec<u8>) -> Option<(Vec<u8>, Option<Verdict>)> {
-        let route = self.route.clone();
-        let long = payload.len() > BLOCKING_BYTES;
-        let check = move || {
-            let mut request =
-                Request::new("POST", b"/").header("content-type", b"text/plain; charset=utf-8");
-            request.body = payload;
-            let verdict = utf8gate_policy::evaluate_upload(&route.profile, &request).verdict;
-            let refused = verdict.enforced && verdict.decision != Decision::Allow;
-            (
-                std::mem::take(&mut request.body),
-                refused.then_some(verdict),
-            )
-        };
-        match long {
-            // Only long messages pay for the hop to a blocking thread.
-            true => tokio::task::spawn_blocking(check).await.ok(),
-            false => Some(check()),
-        }
-    }
-
-    /// The log line of a message the profile refused.
-    fn refused(&self, verdict: &Verdict) {
-        let request_id = self.request_id.as_str();
-        let kinds = verdict.kinds().join(",");
-        tracing::warn!(target: "utf8gate::websocket", request_id, route = self.route.name, kinds, decision = verdict.decision.as_str(), "client text message refused by the profile");
     }
 
     /// Counts a message that failed its UTF-8 check.
