@@ -351,4 +351,30 @@ async fn a_stopping_server_closes_its_tunnels_with_1001() {
     assert!(gw.stop(WITHIN).await, "exited cleanly after its tunnels");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_tunnels_close_with_1001_and_the_tunnel_cap_answers_503() {
+    let toml = "[websocket]\nidle_timeout_seconds = 0.5\nmax_tunnels = 1\n";
+    let (_upstream, gw) = setup(WsAnswer::Echo, toml).await;
+    let (mut client, _) = open(&gw, "").await;
+    let (_, second) = WsClient::open(gw.proxy, &WsClient::handshake(gw.proxy, ""))
+        .await
+        .unwrap();
+    assert!(second.starts_with("HTTP/1.1 503"), "{second}");
+    let close = next(&mut client).await;
+    assert_eq!(close.close_code(), Some(1001), "{close:?}");
+    // The tunnel's place is free again once it has ended.
+    let mut reopened = None;
+    for _ in 0..50 {
+        let (c, head) = WsClient::open(gw.proxy, &WsClient::handshake(gw.proxy, ""))
+            .await
+            .unwrap();
+        if head.starts_with("HTTP/1.1 101") {
+            reopened = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(reopened.is_some(), "the cap was not released");
+}
+
 // New WebSocket tests go here.

@@ -215,7 +215,7 @@ pub(super) async fn exchange(
         return super::upstream::streamed(state, response, id);
     }
     let upstream = hyper::upgrade::on(&mut response);
-    if let Err(why) = check_answer(response.headers(), &handshake) {
+    if let Err(why) = check_answer(response.headers(), &handshake.accept, &handshake.protocols) {
         tracing::warn!(
             request_id,
             why,
@@ -253,7 +253,7 @@ pub(super) async fn exchange(
 /// Whether a `101` answers the handshake sent (§4.1, the client's checks): `Upgrade:
 /// websocket`, `Connection: Upgrade`, the accept key of the key sent, no extension (none was
 /// offered), a subprotocol only if it was offered.
-fn check_answer(headers: &HeaderMap, handshake: &Handshake) -> Result<(), &'static str> {
+fn check_answer(headers: &HeaderMap, accept: &str, offered: &[String]) -> Result<(), &'static str> {
     let upgrade = tokens(headers, &UPGRADE);
     if !matches!(upgrade[..], [one] if one.eq_ignore_ascii_case("websocket")) {
         return Err("Upgrade is not websocket");
@@ -261,7 +261,7 @@ fn check_answer(headers: &HeaderMap, handshake: &Handshake) -> Result<(), &'stat
     if !(tokens(headers, &CONNECTION).iter()).any(|t| t.eq_ignore_ascii_case("upgrade")) {
         return Err("Connection is not Upgrade");
     }
-    if single(headers, &SEC_WEBSOCKET_ACCEPT) != Some(handshake.accept.as_bytes()) {
+    if single(headers, &SEC_WEBSOCKET_ACCEPT) != Some(accept.as_bytes()) {
         return Err("Sec-WebSocket-Accept does not match the key sent");
     }
     if headers.contains_key(SEC_WEBSOCKET_EXTENSIONS) {
@@ -269,7 +269,7 @@ fn check_answer(headers: &HeaderMap, handshake: &Handshake) -> Result<(), &'stat
     }
     match single(headers, &SEC_WEBSOCKET_PROTOCOL) {
         None if !headers.contains_key(SEC_WEBSOCKET_PROTOCOL) => Ok(()),
-        Some(p) if handshake.protocols.iter().any(|o| o.as_bytes() == p) => Ok(()),
+        Some(p) if offered.iter().any(|o| o.as_bytes() == p) => Ok(()),
         _ => Err("a subprotocol that was not offered"),
     }
 }
@@ -283,5 +283,28 @@ mod tests {
         // RFC 6455 §1.3's example.
         let accept = accept_key(b"dGhlIHNhbXBsZSBub25jZQ==");
         assert_eq!(accept, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+    }
+
+    #[test]
+    fn an_answer_must_match_the_handshake_sent() {
+        let accept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
+        let offered = ["chat".to_string(), "superchat".to_string()];
+        let answer = |extra: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            h.insert(UPGRADE, HeaderValue::from_static("WebSocket"));
+            h.insert(CONNECTION, HeaderValue::from_static("upgrade"));
+            h.insert(SEC_WEBSOCKET_ACCEPT, HeaderValue::from_static(accept));
+            for (name, value) in extra {
+                h.insert(*name, HeaderValue::from_static(value));
+            }
+            check_answer(&h, accept, &offered)
+        };
+        assert_eq!(answer(&[]), Ok(()));
+        assert_eq!(answer(&[("sec-websocket-protocol", "chat")]), Ok(()));
+        assert!(answer(&[("sec-websocket-protocol", "other")]).is_err());
+        assert!(answer(&[("sec-websocket-extensions", "permessage-deflate")]).is_err());
+        assert!(answer(&[("sec-websocket-accept", "AAAA")]).is_err());
+        assert!(answer(&[("upgrade", "h2c")]).is_err());
+        assert!(answer(&[("connection", "keep-alive")]).is_err());
     }
 }
