@@ -1,6 +1,8 @@
 //! A client's text message under the route's profile: evaluated as a `text/plain` body (its
-//! findings are at the `body` location), allowed, refused (a verdict other than `allow`,
-//! enforced: a message is never rewritten) or, in monitor mode, sent on and logged.
+//! findings are at the `body` location), allowed, refused (a rejecting verdict, enforced) or,
+//! in monitor mode, sent on and logged. A message is never rewritten: one the profile would
+//! only rewrite (text not in NFC, a leading BOM) is sent on as it is and logged, as a second
+//! reading's rewrites are (a chat client typing NFD is not an attack).
 
 use std::sync::Arc;
 
@@ -45,7 +47,7 @@ pub(super) async fn judge(route: &Arc<Route>, request_id: &str, message: Vec<u8>
         return Judged::Allowed(message);
     }
     log(route, request_id, &verdict);
-    match verdict.enforced {
+    match verdict.enforced && verdict.decision == Decision::Reject {
         true => Judged::Refused,
         false => Judged::Allowed(message),
     }
@@ -56,9 +58,12 @@ fn log(route: &Route, request_id: &str, verdict: &Verdict) {
     let kinds = verdict.kinds().join(",");
     let decision = verdict.decision.as_str();
     let route = route.name.as_str();
-    match verdict.enforced {
+    match verdict.enforced && verdict.decision == Decision::Reject {
         true => {
             tracing::warn!(target: "utf8gate::websocket", request_id, route, kinds, decision, "client text message refused by the profile");
+        }
+        false if verdict.enforced => {
+            tracing::info!(target: "utf8gate::websocket", request_id, route, kinds, decision, "client text message sent on as it is (a message is never rewritten)");
         }
         false => {
             tracing::info!(target: "utf8gate::websocket", request_id, route, kinds, decision, "client text message not allowed by the profile (monitor: sent on)");
