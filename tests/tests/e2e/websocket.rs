@@ -384,4 +384,27 @@ async fn idle_tunnels_close_with_1001_and_the_tunnel_cap_answers_503() {
     assert!(reopened.is_some(), "the cap was not released");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_tunnel_closes_with_1001_at_the_end_of_its_lifetime() {
+    let toml = "[websocket]\nmax_lifetime_seconds = 1.0\n";
+    let (_upstream, gw) = setup(WsAnswer::Echo, toml).await;
+    let (mut client, _) = open(&gw, "").await;
+    let start = std::time::Instant::now();
+    // A message every 100 ms: never idle, still closed after its second.
+    let close = loop {
+        client
+            .send(true, OP_TEXT, "ping Ω".as_bytes())
+            .await
+            .unwrap();
+        let frame = next(&mut client).await;
+        if frame.opcode == OP_CLOSE {
+            break frame;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "never closed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(close.close_code(), Some(1001), "{close:?}");
+    assert!(start.elapsed() >= Duration::from_millis(900));
+}
+
 // New WebSocket tests go here.

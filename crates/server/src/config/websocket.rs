@@ -18,6 +18,7 @@ pub(super) struct RawWebSocket {
     pub(super) max_message_bytes: Spanned<RawSize>,
     pub(super) server_text: Spanned<String>,
     pub(super) idle_timeout_seconds: Spanned<f64>,
+    pub(super) max_lifetime_seconds: Spanned<f64>,
     pub(super) max_tunnels: Spanned<u64>,
 }
 
@@ -46,6 +47,8 @@ pub struct WebSocket {
     pub server_text: ServerText,
     /// A tunnel with no frame either way for this long is closed with 1001 (`idle_timeout_seconds`).
     pub idle_timeout: Duration,
+    /// A tunnel open this long is closed with 1001, busy or not (`max_lifetime_seconds`).
+    pub max_lifetime: Duration,
     /// Tunnels open at once, for the whole process (`max_tunnels`); more upgrades get 503.
     pub max_tunnels: usize,
 }
@@ -106,6 +109,11 @@ pub(super) fn validate(
         idle_timeout: seconds(
             "websocket.idle_timeout_seconds",
             &raw.idle_timeout_seconds,
+            false,
+        )?,
+        max_lifetime: seconds(
+            "websocket.max_lifetime_seconds",
+            &raw.max_lifetime_seconds,
             false,
         )?,
         max_tunnels: tunnels as usize,

@@ -22,19 +22,22 @@ pub enum Closed {
     TooBig,
     /// No frame either way for `websocket.idle_timeout_seconds` (1001).
     Idle,
+    /// Open for `websocket.max_lifetime_seconds` (1001).
+    Lifetime,
     /// The server is shutting down (1001).
     Shutdown,
     /// A write failed or timed out.
     Error,
 }
 
-const CLOSED: [(Closed, &str); 8] = [
+const CLOSED: [(Closed, &str); 9] = [
     (Closed::Normal, "normal"),
     (Closed::InvalidUtf8, "invalid_utf8"),
     (Closed::Policy, "policy"),
     (Closed::Protocol, "protocol"),
     (Closed::TooBig, "too_big"),
     (Closed::Idle, "idle"),
+    (Closed::Lifetime, "lifetime"),
     (Closed::Shutdown, "shutdown"),
     (Closed::Error, "error"),
 ];

@@ -38,6 +38,7 @@ pub(super) struct Tunnel {
     max_message: usize,
     server_text: TextCheck,
     idle: Duration,
+    lifetime: Duration,
     route: Arc<Route>,
     metrics: WebSocketMetrics,
     request_id: String,
@@ -168,6 +169,7 @@ impl Tunnel {
                 ServerText::Enforce => TextCheck::Enforce,
             },
             idle: ws.idle_timeout,
+            lifetime: ws.max_lifetime,
             route,
             metrics: state.metrics.websocket().clone(),
             request_id,
@@ -212,6 +214,7 @@ impl Tunnel {
         draining: &mut Option<Draining>,
     ) -> Closed {
         let mut out = Vec::new();
+        let end_of_life = tokio::time::Instant::now() + self.lifetime;
         loop {
             let (from, read) = tokio::select! {
                 read = client.next(self.max_frame), if !client.closed => (Side::Client, read),
@@ -220,6 +223,11 @@ impl Tunnel {
                     let stop = Fail { code: code::GOING_AWAY, why: "server shutting down" };
                     self.fail(client, upstream, stop, "utf8gate").await;
                     return Closed::Shutdown;
+                }
+                () = tokio::time::sleep_until(end_of_life) => {
+                    let old = Fail { code: code::GOING_AWAY, why: "tunnel lifetime over" };
+                    self.fail(client, upstream, old, "utf8gate").await;
+                    return Closed::Lifetime;
                 }
                 _ = tokio::time::sleep(self.idle) => {
                     let idle = Fail { code: code::GOING_AWAY, why: "idle timeout" };
