@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 48);
+        assert_eq!(keys, 49);
     }
 }
 
