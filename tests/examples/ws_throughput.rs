@@ -44,32 +44,101 @@ async fn round_trips(addr: SocketAddr, message: &[u8], count: usize) -> f64 {
     count as f64 / started.elapsed().as_secs_f64()
 }
 
+/// nginx tunnelling the same upstream (`proxy_http_version 1.1` with `Upgrade` and
+/// `Connection` passed on), if `/usr/sbin/nginx` is here: its address and the process.
+fn nginx(upstream: SocketAddr) -> Option<(SocketAddr, std::process::Child, std::path::PathBuf)> {
+    let binary = std::path::Path::new("/usr/sbin/nginx");
+    if !binary.exists() {
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .ok()?
+        .port();
+    let dir = std::env::temp_dir().join(format!("utf8gate-ws-nginx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let d = dir.display();
+    let conf = format!(
+        "worker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 64; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  \
+         fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
+         server {{\n    listen 127.0.0.1:{port};\n    location / {{\n      proxy_pass http://{upstream};\n      \
+         proxy_http_version 1.1;\n      proxy_set_header Upgrade $http_upgrade;\n      \
+         proxy_set_header Connection \"upgrade\";\n      proxy_read_timeout 60s;\n    }}\n  }}\n}}\n"
+    );
+    std::fs::write(dir.join("nginx.conf"), conf).ok()?;
+    let child = std::process::Command::new(binary)
+        .args(["-p", &d.to_string(), "-c", &format!("{d}/nginx.conf")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    for _ in 0..50 {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return Some((addr, child, dir));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn reps(v: &[f64]) -> String {
+    let each: Vec<String> = v.iter().map(|x| format!("{x:.0}")).collect();
+    format!("{:.0} ({})", median(v), each.join(" "))
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let upstream = WsUpstream::start(WsAnswer::Echo).await;
     let toml = "[websocket]\nmax_frame_bytes = \"1MiB\"\n";
     let gw = Gateway::start(toml, Some(&upstream.url())).await;
+    let mut nginx = nginx(upstream.addr);
     println!(
-        "| message | direct (round trips/s) | through utf8gate | utf8gate / direct | MB/s through utf8gate (both ways) |"
+        "| message | direct | nginx | utf8gate | utf8gate / nginx | utf8gate / direct | MB/s through utf8gate (both ways) |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (size, count) in [(1024, 5000), (64 * 1024, 1000)] {
         let message = text(size);
-        // Warm-up, then alternate: direct, utf8gate, direct, utf8gate.
+        // Warm-up, then three reps, each: direct, nginx, utf8gate. Medians, every rep shown.
         round_trips(gw.proxy, message.as_bytes(), count / 10).await;
-        let mut direct = Vec::new();
-        let mut through = Vec::new();
-        for _ in 0..2 {
+        let (mut direct, mut through, mut by_nginx) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..3 {
             direct.push(round_trips(upstream.addr, message.as_bytes(), count).await);
+            if let Some((addr, _, _)) = &nginx {
+                by_nginx.push(round_trips(*addr, message.as_bytes(), count).await);
+            }
             through.push(round_trips(gw.proxy, message.as_bytes(), count).await);
         }
-        let best = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-        let (d, t) = (best(&direct), best(&through));
+        let (d, t) = (median(&direct), median(&through));
+        let n = (!by_nginx.is_empty()).then(|| median(&by_nginx));
         let mb = t * 2.0 * message.len() as f64 / 1e6;
         println!(
-            "| {} KiB | {d:.0} | {t:.0} | {:.2} | {mb:.1} |",
+            "| {} KiB | {} | {} | {} | {} | {:.2} | {mb:.1} |",
             size / 1024,
+            reps(&direct),
+            if by_nginx.is_empty() {
+                "-".to_string()
+            } else {
+                reps(&by_nginx)
+            },
+            reps(&through),
+            n.map_or("-".to_string(), |n| format!("{:.2}", t / n)),
             t / d
         );
+    }
+    if let Some((_, child, dir)) = nginx.as_mut() {
+        // TERM, so that the master stops its worker too (a KILLed master leaves it running).
+        let pid = child.id().to_string();
+        let _ = std::process::Command::new("kill").arg(&pid).status();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
