@@ -3,7 +3,7 @@
 //! reading:
 //!
 //! * an allowed document is UTF-8 and declares no entity (no `<!ENTITY` before its root
-//!   element, comments aside: after it, `<!ENTITY` can only be text);
+//!   element, comments and processing instructions aside: after it, `<!ENTITY` is text);
 //! * an allowed document without CDATA, comments or processing instructions has no reference
 //!   to U+0000 (`&#0;`, `&#x00;`) and no `<!ENTITY`;
 //! * a sanitized document, evaluated again, is allowed as it is (the rewrite made well-formed
@@ -53,7 +53,8 @@ fn nul_reference(text: &str) -> bool {
     })
 }
 
-/// What comes before the first start tag (`<` and a name character), comments removed: where
+/// What comes before the first start tag (`<` and a name character), comments and processing
+/// instructions removed: where
 /// a DOCTYPE, and so an entity declaration, can be.
 fn prolog(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -66,9 +67,13 @@ fn prolog(text: &str) -> String {
         })
         .unwrap_or(bytes.len());
     let mut prolog = text[..root].to_string();
-    while let Some(start) = prolog.find("<!--") {
-        let end = prolog[start..].find("-->").map_or(prolog.len(), |e| start + e + 3);
-        prolog.replace_range(start..end, "");
+    for (open, close) in [("<!--", "-->"), ("<?", "?>")] {
+        while let Some(start) = prolog.find(open) {
+            let end = prolog[start..]
+                .find(close)
+                .map_or(prolog.len(), |e| start + e + close.len());
+            prolog.replace_range(start..end, "");
+        }
     }
     prolog
 }
