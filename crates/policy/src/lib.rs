@@ -57,7 +57,7 @@ pub use profile::{
     CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
     Readings, Rule, XmlDoctypeReading,
 };
-pub use request::{ContentType, Mode, Request};
+pub use request::{BodyState, ContentType, Mode, Request};
 pub use stream::BodyScan;
 pub use verdict::{Decision, Verdict};
 

@@ -74,7 +74,8 @@ pub struct Rule {
 }
 
 impl Rule {
-    fn everywhere(action: Action) -> Rule {
+    /// `action` in every location class.
+    pub fn everywhere(action: Action) -> Rule {
         Rule {
             default: action,
             classes: BTreeMap::new(),
@@ -167,6 +168,9 @@ impl Profile {
                 FindingKind::EscapedSurrogate => Rule::everywhere(Reject),
                 FindingKind::ForeignCharset => Rule::everywhere(Reject),
                 FindingKind::MalformedBody => Rule::everywhere(Reject),
+                // What a front did not send cannot be judged: said, not refused (a route's
+                // `require_body` refuses it).
+                FindingKind::BodyNotInspected => Rule::everywhere(Log),
                 _ => Rule::everywhere(Reject),
             };
             rules.insert(kind, rule);

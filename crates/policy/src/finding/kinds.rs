@@ -258,4 +258,9 @@ kinds! {
     /// ([`Request::string_fields_only`](crate::Request::string_fields_only)).
     StringFieldsOnly = "string_fields_only", High, Other, "CVE-2024-23324; envoyproxy/envoy#9822, #27386",
         "was described by the proxy in string fields only, which may hide invalid bytes";
+    /// A body the check did not bring whole (cut by the front's buffer) or at all, though the
+    /// head says there is one: it was not inspected, or only in part. Logged by default; a
+    /// route with `require_body` denies it.
+    BodyNotInspected = "body_not_inspected", Medium, Other, "RFC 9110 §8.6; docs/operations.md",
+        "has a body that the check did not bring whole, so it was not inspected (or only in part)";
 }
