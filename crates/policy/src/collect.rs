@@ -92,7 +92,16 @@ impl<'p> Collector<'p> {
             Some(identity) if kind.is_identity() => identity.action_for(kind),
             _ => self.profile.action(kind, location.part),
         };
-        crate::exclusion::apply(&self.profile.exclusions, kind, location, self.path, action)
+        let action =
+            crate::exclusion::apply(&self.profile.exclusions, kind, location, self.path, action);
+        // A YAML scalar is never rewritten (its bytes depend on its style and indentation):
+        // what would rewrite one refuses the document.
+        match action {
+            a if a.rewrites() && location.part.class() == crate::LocationClass::Yaml => {
+                Action::Reject
+            }
+            a => a,
+        }
     }
 
     /// Records a finding under the action [`action`](Self::action) chooses.

@@ -230,6 +230,11 @@ kinds! {
     /// some parsers keep the first value, others the last.
     AmbiguousJsonKey = "ambiguous_json_key", High, Reading, "RFC 8259 §4; RFC 7493 §2.3",
         "has a JSON object with a key given twice, whose first or last value parsers keep";
+    /// A YAML document with a second reading: a tag outside the core schema (`!!binary`,
+    /// `!!python/object`, `!local`), a merge key `<<`, an alias (the application sees the
+    /// anchored value twice), a key given twice in one mapping.
+    AmbiguousYaml = "ambiguous_yaml", High, Reading, "YAML 1.2.2 §3.2.1.3, §6.9, §7.1, §10.3",
+        "has a YAML tag, alias, merge key or repeated key that gives its text a second reading";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

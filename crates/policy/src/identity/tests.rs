@@ -16,6 +16,8 @@ fn profile(kind: IdentityKind, action: Option<IdentityAction>) -> Profile {
         header: None,
         cookie: None,
         json: None,
+        xml: None,
+        yaml: None,
         multipart: None,
     };
     p.identities.push(spec.build().expect("valid identity"));

@@ -5,13 +5,18 @@
 
 mod form;
 mod json_body;
+mod yaml;
 
 use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
-pub(crate) const READINGS: [&BodyReading; 3] =
-    [&json_body::READING, &form::READING, &super::parts::READING];
+pub(crate) const READINGS: [&BodyReading; 4] = [
+    &json_body::READING,
+    &form::READING,
+    &super::parts::READING,
+    &yaml::READING,
+];
 
 /// Query and form values that parse as a JSON object or array, which applications parse
 /// (GraphQL over GET `variables=`, `filter=`): also read as JSON, check-only, each string at
@@ -67,6 +72,11 @@ mod tests {
             ("application/vnd.api+json", Some("json")),
             ("application/x-www-form-urlencoded", Some("form")),
             ("multipart/form-data", Some("multipart")),
+            ("application/yaml", Some("yaml")),
+            ("application/x-yaml", Some("yaml")),
+            ("text/yaml", Some("yaml")),
+            ("text/x-yaml", Some("yaml")),
+            ("application/vnd.k8s+yaml", Some("yaml")),
             ("text/plain", None),
             ("application/octet-stream", None),
         ] {

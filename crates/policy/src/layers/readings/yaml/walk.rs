@@ -1,0 +1,359 @@
+//! The events of a YAML stream (`saphyr-parser`) turned into fields: every scalar a field at
+//! its path, the shapes with a second reading reported, within the profile's limits. The
+//! parser is pulled one event at a time, so a limit stops it; aliases are never expanded.
+
+use core::hash::BuildHasher;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+
+use super::super::super::decomposed::Decomposed;
+use crate::field::{Container, Encoding, Field};
+use crate::finding::FindingKind;
+use crate::found::Found;
+use crate::location::{Location, Part};
+
+/// Why a stream was not read to its end: its text is then checked as one field.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// Not YAML: the parser's message, at this offset of the text.
+    Malformed(usize, String),
+    /// Nested deeper than the limit, at this offset.
+    TooDeep(usize, usize),
+    /// More scalars than the limit.
+    TooManyScalars(usize),
+}
+
+/// The limits of one walk.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Most collections open at once.
+    pub(super) max_depth: usize,
+    /// Most scalars (keys and values) in the stream.
+    pub(super) max_scalars: usize,
+}
+
+/// The core schema's tags (YAML 1.2.2 §10.3): they name the type a plain scalar resolves to
+/// anyway, and construct nothing else.
+const CORE_TAGS: [&str; 7] = ["str", "int", "float", "bool", "null", "seq", "map"];
+
+/// An open collection.
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    /// A sequence: its pointer's length, the next entry's index, whether it is inside a key.
+    Seq {
+        prefix: usize,
+        next: usize,
+        key: bool,
+    },
+    /// A mapping: its pointer's length, its number (for repeated keys), whether a key comes
+    /// next, whether it is inside a key.
+    Map {
+        prefix: usize,
+        id: u64,
+        want_key: bool,
+        key: bool,
+    },
+}
+
+/// Byte offsets of character indexes (the parser's markers count characters): every 64th
+/// character's offset, found by a walk of at most 63 characters from it.
+pub(super) struct Offsets<'t> {
+    text: &'t str,
+    ascii: bool,
+    marks: Vec<usize>,
+}
+
+impl<'t> Offsets<'t> {
+    pub(super) fn new(text: &'t str) -> Self {
+        let ascii = text.is_ascii();
+        let marks = if ascii {
+            Vec::new()
+        } else {
+            text.char_indices().step_by(64).map(|(i, _)| i).collect()
+        };
+        Offsets { text, ascii, marks }
+    }
+
+    pub(super) fn byte(&self, index: usize) -> usize {
+        if self.ascii {
+            return index.min(self.text.len());
+        }
+        let Some(&from) = self.marks.get(index / 64) else {
+            return self.text.len();
+        };
+        let rest = &self.text[from..];
+        let skip = rest.char_indices().nth(index % 64);
+        skip.map_or(self.text.len(), |(i, _)| from + i)
+    }
+}
+
+/// The state of one walk over the stream in `text`, whose first byte is at `base` of the body.
+struct Walk<'t, 'o> {
+    offsets: Offsets<'t>,
+    base: usize,
+    limits: Limits,
+    out: &'o mut Decomposed<'t>,
+    /// The pointer of the node being read; frames remember their prefix in it.
+    pointer: String,
+    stack: Vec<Frame>,
+    /// The length of the document's own pointer (`/N` in a stream of several, or nothing).
+    doc_prefix: usize,
+    documents: usize,
+    /// Where this walk's fields and findings start in `out` (to prefix them with `/0`).
+    first_field: usize,
+    first_structural: usize,
+    scalars: usize,
+    maps: u64,
+    keys: HashSet<u64>,
+    hasher: std::collections::hash_map::RandomState,
+    /// The shapes already reported (tag, merge key, alias, repeated key): one finding each.
+    reported: [bool; 4],
+}
+
+/// Reads the stream in `text` into `out`: its scalars as fields, its second readings as
+/// `ambiguous_yaml`. Stops at the first error or limit.
+pub(super) fn walk<'t>(
+    text: &'t str,
+    base: usize,
+    limits: Limits,
+    out: &mut Decomposed<'t>,
+) -> Result<(), Stop> {
+    let first_field = out.fields.len();
+    let first_structural = out.structural.len();
+    let mut walk = Walk {
+        offsets: Offsets::new(text),
+        base,
+        limits,
+        out,
+        pointer: String::new(),
+        stack: Vec::new(),
+        doc_prefix: 0,
+        documents: 0,
+        first_field,
+        first_structural,
+        scalars: 0,
+        maps: 0,
+        keys: HashSet::new(),
+        hasher: std::collections::hash_map::RandomState::new(),
+        reported: [false; 4],
+    };
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| {
+            let at = walk.offset(e.marker().index());
+            Stop::Malformed(at, e.info().to_string())
+        })?;
+        if walk.event(event, span)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+impl<'t> Walk<'t, '_> {
+    /// Takes one event; `true` at the end of the stream.
+    fn event(&mut self, event: Event<'t>, span: Span) -> Result<bool, Stop> {
+        match event {
+            Event::StreamEnd => return Ok(true),
+            Event::DocumentStart(_) => self.document(),
+            Event::Scalar(text, style, _, tag) => {
+                let key = self.enter();
+                self.tag(tag.as_deref(), span);
+                self.scalar(text, style, key, span)?;
+                self.leave();
+            }
+            Event::Alias(_) => {
+                self.enter();
+                self.ambiguous(
+                    2,
+                    span,
+                    "an alias: the application reads its anchored value twice",
+                );
+                self.leave();
+            }
+            Event::SequenceStart(_, tag) => self.open(true, tag.as_deref(), span)?,
+            Event::MappingStart(_, tag) => self.open(false, tag.as_deref(), span)?,
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(Frame::Seq { prefix, .. } | Frame::Map { prefix, .. }) =
+                    self.stack.pop()
+                {
+                    self.pointer.truncate(prefix);
+                }
+                self.leave();
+            }
+            Event::Nothing | Event::StreamStart | Event::DocumentEnd => {}
+        }
+        Ok(false)
+    }
+
+    /// A sequence or mapping starts.
+    fn open(&mut self, sequence: bool, tag: Option<&Tag>, span: Span) -> Result<(), Stop> {
+        let key = self.enter();
+        self.tag(tag, span);
+        if self.stack.len() >= self.limits.max_depth {
+            let at = self.offset(span.start.index());
+            return Err(Stop::TooDeep(at, self.limits.max_depth));
+        }
+        let prefix = self.pointer.len();
+        self.stack.push(if sequence {
+            Frame::Seq {
+                prefix,
+                next: 0,
+                key,
+            }
+        } else {
+            self.maps += 1;
+            let id = self.maps;
+            Frame::Map {
+                prefix,
+                id,
+                want_key: true,
+                key,
+            }
+        });
+        Ok(())
+    }
+
+    /// A document starts: its pointer is `/N` in a stream of several (the first document's
+    /// fields, read before the second one showed, get their `/0` now).
+    fn document(&mut self) {
+        self.stack.clear();
+        self.documents += 1;
+        if self.documents == 2 {
+            let fields = self.out.fields[self.first_field..].iter_mut();
+            let structural = self.out.structural[self.first_structural..].iter_mut();
+            let locations = fields
+                .map(|f| &mut f.location)
+                .chain(structural.map(|(l, _)| l));
+            for location in locations {
+                let pointer = format!("/0{}", location.pointer.as_deref().unwrap_or(""));
+                *location = Location::part(location.part).with_pointer(&pointer);
+            }
+        }
+        self.pointer.clear();
+        if self.documents >= 2 {
+            self.pointer = format!("/{}", self.documents - 1);
+        }
+        self.doc_prefix = self.pointer.len();
+    }
+
+    /// A node starts: points `pointer` at it; `true` if it is (inside) a mapping key.
+    fn enter(&mut self) -> bool {
+        match self.stack.last_mut() {
+            None => {
+                self.pointer.truncate(self.doc_prefix);
+                false
+            }
+            Some(Frame::Seq { prefix, next, key }) => {
+                self.pointer.truncate(*prefix);
+                self.pointer.push('/');
+                self.pointer.push_str(&next.to_string());
+                *next += 1;
+                *key
+            }
+            Some(Frame::Map {
+                prefix, want_key, ..
+            }) if *want_key => {
+                self.pointer.truncate(*prefix);
+                true
+            }
+            Some(Frame::Map { key, .. }) => *key,
+        }
+    }
+
+    /// A node ended: a mapping's next node is a value after a key, a key after a value.
+    fn leave(&mut self) {
+        if let Some(Frame::Map { want_key, .. }) = self.stack.last_mut() {
+            *want_key = !*want_key;
+        }
+    }
+
+    /// A scalar: a field (an empty plain scalar is a null, no text); a key also points
+    /// `pointer` at its value, and is compared with its mapping's other keys.
+    fn scalar(
+        &mut self,
+        text: Cow<'t, str>,
+        style: ScalarStyle,
+        key: bool,
+        span: Span,
+    ) -> Result<(), Stop> {
+        self.scalars += 1;
+        if self.scalars > self.limits.max_scalars {
+            return Err(Stop::TooManyScalars(self.limits.max_scalars));
+        }
+        let map_key = match self.stack.last() {
+            Some(Frame::Map { want_key, id, .. }) if *want_key => Some(*id),
+            _ => None,
+        };
+        if let Some(id) = map_key {
+            if style == ScalarStyle::Plain && text == "<<" {
+                self.ambiguous(
+                    1,
+                    span,
+                    "a merge key '<<': its mapping's values appear here too",
+                );
+            }
+            if !self.keys.insert(self.hasher.hash_one((id, &*text))) {
+                let message =
+                    "a key given twice in one mapping: parsers keep the first or the last";
+                self.ambiguous(3, span, message);
+            }
+            self.pointer.push('/');
+            for c in text.chars() {
+                match c {
+                    '~' => self.pointer.push_str("~0"),
+                    '/' => self.pointer.push_str("~1"),
+                    _ => self.pointer.push(c),
+                }
+            }
+        }
+        if style == ScalarStyle::Plain && text.is_empty() {
+            return Ok(());
+        }
+        let part = if key { Part::YamlKey } else { Part::YamlString };
+        let bytes = match text {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        };
+        let start = self.offset(span.start.index());
+        let end = self.offset(span.end.index()).max(start);
+        self.out.fields.push(Field {
+            location: Location::part(part).with_pointer(&self.pointer),
+            bytes,
+            container: Container::Body,
+            span: start..end,
+            encoding: Encoding::Raw,
+            at_body_start: false,
+            layer_findings: Found::none(),
+            check_only: false,
+        });
+        Ok(())
+    }
+
+    /// A tag outside the core schema is a second reading.
+    fn tag(&mut self, tag: Option<&Tag>, span: Span) {
+        let Some(tag) = tag else { return };
+        if tag.is_yaml_core_schema() && CORE_TAGS.contains(&tag.suffix.as_str()) {
+            return;
+        }
+        let message = format!("the tag {tag} constructs what no field shows");
+        self.ambiguous(0, span, &message);
+    }
+
+    /// Reports shape `shape` once per walk, at the current pointer.
+    fn ambiguous(&mut self, shape: usize, span: Span, message: &str) {
+        if std::mem::replace(&mut self.reported[shape], true) {
+            return;
+        }
+        let at = self.offset(span.start.index());
+        let location = Location::part(Part::YamlString).with_pointer(&self.pointer);
+        let message = message.to_string();
+        (self.out).structural_at(location, FindingKind::AmbiguousYaml, at, message);
+    }
+
+    /// The body offset of character `index` of the text.
+    fn offset(&self, index: usize) -> usize {
+        self.base + self.offsets.byte(index)
+    }
+}
