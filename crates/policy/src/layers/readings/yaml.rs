@@ -161,4 +161,6 @@ fn bad_escape(text: &str, at: usize) -> Option<(usize, u32)> {
 }
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod tests;

@@ -221,3 +221,32 @@ fn offsets_map_characters_to_bytes() {
     }
     assert_eq!(offsets.byte(500), text.len());
 }
+
+#[test]
+fn a_raw_nul_anywhere_is_refused() {
+    for body in [
+        &b"a: b # \0\n"[..],
+        b"# \0\na: b\n",
+        b"a: b\0c\n",
+        b"'\0'",
+        b"a: |\n  \0\n",
+    ] {
+        assert_eq!(post(body).decision, Decision::Reject, "{body:?}");
+    }
+}
+
+/// Found by the differential: PyYAML and ruamel.yaml read these differently from a YAML 1.2
+/// parser.
+#[test]
+fn yaml_1_1_line_breaks_and_a_document_after_a_root_block_scalar_are_ambiguous() {
+    for body in [
+        "a: \"x\u{85}y\"\n",
+        "# note\u{2028}a: b\n",
+        "k: 'p\u{2029}'\n",
+        ">\n---\nyes: b\n",
+        "|\n  a\n--- b\n",
+    ] {
+        assert_eq!(kinds(body.as_bytes()), [K::AmbiguousYaml], "{body:?}");
+    }
+    assert!(kinds("a: \"\\N\\L\\P\"\n--- |\n  x\n".as_bytes()).is_empty());
+}

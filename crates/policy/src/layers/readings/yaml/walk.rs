@@ -108,8 +108,11 @@ struct Walk<'t, 'o> {
     maps: u64,
     keys: HashSet<u64>,
     hasher: std::collections::hash_map::RandomState,
-    /// The shapes already reported (tag, merge key, alias, repeated key): one finding each.
-    reported: [bool; 4],
+    /// The shapes already reported (tag, merge key, alias, repeated key, a YAML 1.1 line
+    /// break, a document after a root block scalar): one finding each.
+    reported: [bool; 6],
+    /// Whether the document's root node is a block scalar.
+    root_block: bool,
 }
 
 /// Reads the stream in `text` into `out`: its scalars as fields, its second readings as
@@ -137,8 +140,17 @@ pub(super) fn walk<'t>(
         maps: 0,
         keys: HashSet::new(),
         hasher: std::collections::hash_map::RandomState::new(),
-        reported: [false; 4],
+        reported: [false; 6],
+        root_block: false,
     };
+    // NEL, LS and PS are line breaks to YAML 1.1 (PyYAML, libyaml) and text to YAML 1.2: a
+    // comment that ends at one for the first is a comment to the end of the line for the other.
+    let breaks = ["\u{85}", "\u{2028}", "\u{2029}"]
+        .map(|b| memchr::memmem::find(text.as_bytes(), b.as_bytes()));
+    if let Some(at) = breaks.into_iter().flatten().min() {
+        let message = "a NEL, LS or PS character: a line break to YAML 1.1, text to YAML 1.2";
+        walk.report(4, base + at, message);
+    }
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| {
             let at = walk.offset(e.marker().index());
@@ -156,8 +168,17 @@ impl<'t> Walk<'t, '_> {
     fn event(&mut self, event: Event<'t>, span: Span) -> Result<bool, Stop> {
         match event {
             Event::StreamEnd => return Ok(true),
-            Event::DocumentStart(_) => self.document(),
+            Event::DocumentStart(_) => {
+                if std::mem::take(&mut self.root_block) {
+                    let message =
+                        "a document after a root block scalar, which some parsers read as its text";
+                    self.ambiguous(5, span, message);
+                }
+                self.document();
+            }
             Event::Scalar(text, style, _, tag) => {
+                self.root_block = self.stack.is_empty()
+                    && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
                 let key = self.enter();
                 self.tag(tag.as_deref(), span);
                 self.scalar(text, style, key, span)?;
@@ -343,10 +364,15 @@ impl<'t> Walk<'t, '_> {
 
     /// Reports shape `shape` once per walk, at the current pointer.
     fn ambiguous(&mut self, shape: usize, span: Span, message: &str) {
+        let at = self.offset(span.start.index());
+        self.report(shape, at, message);
+    }
+
+    /// Reports shape `shape` once per walk, at the current pointer and body offset `at`.
+    fn report(&mut self, shape: usize, at: usize, message: &str) {
         if std::mem::replace(&mut self.reported[shape], true) {
             return;
         }
-        let at = self.offset(span.start.index());
         let location = Location::part(Part::YamlString).with_pointer(&self.pointer);
         let message = message.to_string();
         (self.out).structural_at(location, FindingKind::AmbiguousYaml, at, message);
