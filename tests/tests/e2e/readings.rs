@@ -11,6 +11,7 @@ mod codings;
 mod forwarding;
 mod head;
 mod headers;
+mod yaml;
 
 /// A recording upstream and a gateway in front of it, configured with `toml`.
 async fn start(toml: &str) -> (Upstream, Gateway) {

@@ -250,3 +250,26 @@ fn yaml_1_1_line_breaks_and_a_document_after_a_root_block_scalar_are_ambiguous()
     }
     assert!(kinds("a: \"\\N\\L\\P\"\n--- |\n  x\n".as_bytes()).is_empty());
 }
+
+#[test]
+fn a_multipart_part_typed_yaml_is_read_as_yaml_at_its_part() {
+    let part = |ct: &str, content: &str| {
+        let body = format!(
+            "--b\r\nContent-Disposition: form-data; name=\"cfg\"\r\nContent-Type: {ct}\r\n\r\n{content}\r\n--b--\r\n"
+        );
+        let request = Request::new("POST", b"/")
+            .header("Content-Type", b"multipart/form-data; boundary=b")
+            .body(body.as_bytes());
+        evaluate(&Profile::strict(), &request).verdict
+    };
+    let verdict = part("application/yaml", "a: \"\\0\"");
+    assert_eq!(verdict.decision, Decision::Reject);
+    let nul = verdict.findings.iter().find(|f| f.kind == K::Nul).unwrap();
+    assert_eq!(nul.location.part, Part::YamlString);
+    assert_eq!(nul.location.name.as_deref(), Some("cfg"));
+    assert_eq!(nul.location.pointer.as_deref(), Some("/a"));
+    let alias = part("application/vnd.app+yaml", "a: &x b\nc: *x");
+    assert!(alias.findings.iter().any(|f| f.kind == K::AmbiguousYaml));
+    assert_eq!(part("text/plain", "a: \"\\0\"").decision, Decision::Allow);
+    assert_eq!(part("text/yaml", "a: Καλημέρα").decision, Decision::Allow);
+}
