@@ -85,6 +85,7 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let json = "application/json";
     let form = "application/x-www-form-urlencoded";
     let multipart = "multipart/form-data; boundary=b";
+    let yaml = "application/yaml";
     vec![
         (
             "clean text",
@@ -122,6 +123,19 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             "json many strings",
             json,
             body(b"[", b"\"\\u0000\",", b"1]"),
+        ),
+        (
+            "clean yaml",
+            yaml,
+            body(b"a: [", "héllo wörld, ".as_bytes(), b"x]"),
+        ),
+        ("yaml \\0", yaml, body(b"a: \"", b"\\0", b"\"")),
+        ("yaml aliases", yaml, body(b"a: &a x\nb: [", b"*a, ", b"x]")),
+        ("yaml tiny scalars", yaml, body(b"[", b"a,", b"a]")),
+        (
+            "yaml deep flow",
+            yaml,
+            body(b"[", b"[[[[[[[[[[]]]]]]]]]],", b"1]"),
         ),
         ("clean form", form, body(b"a=", b"hello+world", b"")),
         ("form %00", form, body(b"a=", b"%00", b"")),

@@ -125,6 +125,10 @@ pub const NAMES: &[&str] = &[
     "json-duplicate-keys",
     "form-json-values",
     "multipart-json-parts",
+    "yaml-nul-escapes",
+    "yaml-aliases",
+    "yaml-deep-flow",
+    "yaml-tiny-scalars",
     "form-nul",
     "form-c0ae",
     "form-bare-percent",
@@ -152,6 +156,7 @@ pub fn cases(size: usize) -> Vec<Case> {
 const TEXT: &str = "text/plain; charset=utf-8";
 const JSON: &str = "application/json";
 const FORM: &str = "application/x-www-form-urlencoded";
+const YAML: &str = "application/yaml";
 const MULTIPART: &str = "multipart/form-data; boundary=hostile-bench-boundary";
 const BOUNDARY: &[u8] = b"hostile-bench-boundary";
 /// JSON strings in the many-strings cases: under the default `max_json_strings` (100 000).
@@ -174,6 +179,7 @@ pub fn case(name: &str, size: usize) -> Option<Case> {
         ("json", _) => json(name, size),
         ("form", _) => form(name, size),
         ("multipart", _) => multipart(name, size),
+        ("yaml", _) => yaml(name, size),
         ("gzip", _) => twins(gzip(&noisy(b"\x80", size)), gzip(&clean_text(size))),
         _ => head(name),
     };
@@ -223,6 +229,10 @@ fn describe(name: &str) -> &'static str {
         }
         "form-json-values" => "1 000 form values that are JSON objects (twin: plain values)",
         "multipart-json-parts" => "99 parts typed application/json (twin: text/plain)",
+        "yaml-nul-escapes" => "one YAML double-quoted scalar of \\0 escapes (twin: letters)",
+        "yaml-aliases" => "an anchor, then a flow sequence of *a aliases (twin: plain 'ab')",
+        "yaml-deep-flow" => "flow sequences nested 60 deep, repeated (twin: 120-letter items)",
+        "yaml-tiny-scalars" => "[a,a,...]: past max_json_strings scalars (twin: one scalar)",
         "form-nul" => "one form value of %00 escapes",
         "form-c0ae" => "one form value of %c0%ae escapes",
         "form-bare-percent" => "one form value of bare '%', 1 malformed_escape / byte",
@@ -246,6 +256,7 @@ fn content_type(name: &str) -> &'static str {
         "json" => JSON,
         "form" => FORM,
         "multipart" => MULTIPART,
+        "yaml" => YAML,
         "head" => "",
         _ => TEXT,
     }
@@ -318,4 +329,4 @@ mod fill;
 mod shapes;
 use fill::{clean_framed, noisy};
 pub use fill::{clean_text, framed, gzip};
-use shapes::{form, head, json, multipart};
+use shapes::{form, head, json, multipart, yaml};

@@ -93,6 +93,17 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
         max_scalars: profile.limits.max_json_strings,
     };
     let first = out.fields.len();
+    if let Some(at) = memchr::memchr(0, text.as_bytes()) {
+        // No YAML stream holds a NUL (YAML 1.2.2 §5.1), and a parser may take one for its end.
+        let message = format!("not YAML: a NUL character at byte {}", base + at);
+        out.structural_at(
+            Location::part(Part::Body),
+            FindingKind::MalformedBody,
+            base + at,
+            message,
+        );
+        return false;
+    }
     let Err(stop) = walk::walk(text, base, limits, out) else {
         return true;
     };
@@ -121,6 +132,14 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
             FindingKind::LimitExceeded,
             base,
             format!("more than {limit} YAML scalars"),
+        ),
+        Stop::TooFarAhead(at) => (
+            FindingKind::LimitExceeded,
+            at,
+            format!(
+                "a YAML flow collection of more than {} entries before its first one was read (its tokens are held until it closes)",
+                walk::MAX_INDICATORS
+            ),
         ),
     };
     out.structural_at(Location::part(Part::YamlString), kind, at, message);

@@ -273,3 +273,25 @@ fn a_multipart_part_typed_yaml_is_read_as_yaml_at_its_part() {
     assert_eq!(part("text/plain", "a: \"\\0\"").decision, Decision::Allow);
     assert_eq!(part("text/yaml", "a: Καλημέρα").decision, Decision::Allow);
 }
+
+#[test]
+fn text_after_a_raw_nul_is_not_hidden() {
+    let (fields, structural) = read_yaml(b"a: b\n\0\nc: \"\\x41\"\n");
+    assert_eq!(structural[0].0, K::MalformedBody);
+    assert_eq!(fields[0].0, Part::Body);
+    assert_eq!(post(b"a: b\n\0\nc: \"\\x41\"\n").decision, Decision::Reject);
+}
+
+#[test]
+fn a_flow_collection_held_whole_is_a_limit_and_a_long_block_scalar_is_not() {
+    let flow = "[".to_string() + &"a,".repeat(70_000) + "a]";
+    let (fields, structural) = read_yaml(flow.as_bytes());
+    assert_eq!(structural[0].0, K::LimitExceeded, "{:?}", structural[0].1);
+    assert_eq!(fields.len(), 1, "checked as text");
+    let prose = "text: |\n".to_string() + &"  Καλημέρα κόσμε: a line of prose, with one comma.\n".repeat(20_000);
+    let (fields, structural) = read_yaml(prose.as_bytes());
+    assert!(structural.is_empty(), "{structural:?}");
+    assert_eq!(fields.len(), 2);
+    let small = "{\"a\": [".to_string() + &"\"x\", ".repeat(5_000) + "\"y\"]}";
+    assert!(kinds(small.as_bytes()).is_empty());
+}

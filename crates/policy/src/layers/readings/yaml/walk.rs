@@ -1,10 +1,18 @@
 //! The events of a YAML stream (`saphyr-parser`) turned into fields: every scalar a field at
 //! its path, the shapes with a second reading reported, within the profile's limits. The
 //! parser is pulled one event at a time, so a limit stops it; aliases are never expanded.
+//!
+//! The parser's scanner keeps every token of a flow collection opened in block context until
+//! the collection closes (its `[` might still turn out to be a key), a few hundred bytes a
+//! token. So it reads through [`Capped`], which ends its input once the parser is far ahead
+//! of its last event with many flow indicators read: memory stays a fixed amount, and such a
+//! document is `limit_exceeded`.
 
+use core::cell::Cell;
 use core::hash::BuildHasher;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 
@@ -23,6 +31,48 @@ pub(super) enum Stop {
     TooDeep(usize, usize),
     /// More scalars than the limit.
     TooManyScalars(usize),
+    /// The parser read more than [`LOOKAHEAD`] characters ahead of its last event, at this
+    /// offset.
+    TooFarAhead(usize),
+}
+
+/// Most characters the parser may read past its last event before [`MAX_INDICATORS`] counts.
+pub(super) const LOOKAHEAD: usize = 64 * 1024;
+
+/// Most flow entry and collection starts (`,`, `[`, `{`) the parser may read past its last
+/// event once it is [`LOOKAHEAD`] characters ahead: every few tokens it holds follow one of
+/// them, so this bounds the tokens held (tens of MiB at worst), while a long block scalar of
+/// prose or base64 (a comma every line or so) reads on.
+pub(super) const MAX_INDICATORS: usize = 32 * 1024;
+
+/// The characters of the text, ending (as if the text did) once the parser has read more
+/// than [`LOOKAHEAD`] characters and [`MAX_INDICATORS`] flow indicators past its last event.
+struct Capped<'t> {
+    chars: core::str::Chars<'t>,
+    ahead: usize,
+    indicators: usize,
+    /// Set by the walk at each event: the counts start again.
+    event: Rc<Cell<bool>>,
+    /// Set when the input was cut.
+    cut: Rc<Cell<bool>>,
+}
+
+impl Iterator for Capped<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        if self.event.replace(false) {
+            (self.ahead, self.indicators) = (0, 0);
+        }
+        if self.cut.get() || (self.ahead >= LOOKAHEAD && self.indicators >= MAX_INDICATORS) {
+            self.cut.set(true);
+            return None;
+        }
+        let c = self.chars.next()?;
+        self.ahead += 1;
+        self.indicators += usize::from(matches!(c, ',' | '[' | '{'));
+        Some(c)
+    }
 }
 
 /// The limits of one walk.
@@ -151,14 +201,36 @@ pub(super) fn walk<'t>(
         let message = "a NEL, LS or PS character: a line break to YAML 1.1, text to YAML 1.2";
         walk.report(4, base + at, message);
     }
-    for event in Parser::new_from_str(text) {
-        let (event, span) = event.map_err(|e| {
+    let event = Rc::new(Cell::new(false));
+    let cut = Rc::new(Cell::new(false));
+    let input = Capped {
+        chars: text.chars(),
+        ahead: 0,
+        indicators: 0,
+        event: Rc::clone(&event),
+        cut: Rc::clone(&cut),
+    };
+    let mut last = 0;
+    for parsed in Parser::new_from_iter(input) {
+        let (parsed, span) = parsed.map_err(|e| {
             let at = walk.offset(e.marker().index());
-            Stop::Malformed(at, e.info().to_string())
+            if cut.get() {
+                Stop::TooFarAhead(at)
+            } else if e.info() == "recursion limit exceeded" {
+                Stop::TooDeep(at, walk.limits.max_depth)
+            } else {
+                Stop::Malformed(at, e.info().to_string())
+            }
         })?;
-        if walk.event(event, span)? {
+        event.set(true);
+        last = span.end.index();
+        if walk.event(parsed, span)? {
             break;
         }
+    }
+    // A cut input that still parsed (it ended where a document may end) was not read whole.
+    if cut.get() {
+        return Err(Stop::TooFarAhead(walk.offset(last)));
     }
     Ok(())
 }
