@@ -24,9 +24,9 @@ pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBacke
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Deepest JSON nesting parsed (default 64).
+    /// Deepest JSON (and YAML) nesting parsed (default 64).
     pub max_json_depth: usize,
-    /// Most JSON strings inspected in one body (default 100 000).
+    /// Most JSON strings (or YAML scalars) inspected in one body (default 100 000).
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,

@@ -12,6 +12,7 @@
 //! indentation; a finding whose action rewrites refuses the document instead
 //! ([`crate::collect`]). A leading BOM is a field of its own and may be stripped.
 
+mod capped;
 mod walk;
 
 use super::super::decomposed::Decomposed;
@@ -137,8 +138,8 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
             FindingKind::LimitExceeded,
             at,
             format!(
-                "a YAML flow collection of more than {} entries before its first one was read (its tokens are held until it closes)",
-                walk::MAX_INDICATORS
+                "the YAML parser read more than {} flow entries ahead of its last node (a flow collection's tokens are held until it closes)",
+                capped::MAX_INDICATORS
             ),
         ),
     };

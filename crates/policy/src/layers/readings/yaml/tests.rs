@@ -215,7 +215,7 @@ fn a_finding_that_would_rewrite_a_scalar_refuses_the_document() {
 #[test]
 fn offsets_map_characters_to_bytes() {
     let text = "é".repeat(200) + "x";
-    let offsets = walk::Offsets::new(&text);
+    let offsets = capped::Offsets::new(&text);
     for i in [0, 1, 63, 64, 65, 130, 200] {
         assert_eq!(offsets.byte(i), 2 * i);
     }
@@ -288,10 +288,34 @@ fn a_flow_collection_held_whole_is_a_limit_and_a_long_block_scalar_is_not() {
     let (fields, structural) = read_yaml(flow.as_bytes());
     assert_eq!(structural[0].0, K::LimitExceeded, "{:?}", structural[0].1);
     assert_eq!(fields.len(), 1, "checked as text");
-    let prose = "text: |\n".to_string() + &"  Καλημέρα κόσμε: a line of prose, with one comma.\n".repeat(20_000);
+    let prose = "text: |\n".to_string()
+        + &"  Καλημέρα κόσμε: a line of prose, with one comma.\n".repeat(20_000);
     let (fields, structural) = read_yaml(prose.as_bytes());
     assert!(structural.is_empty(), "{structural:?}");
     assert_eq!(fields.len(), 2);
     let small = "{\"a\": [".to_string() + &"\"x\", ".repeat(5_000) + "\"y\"]}";
     assert!(kinds(small.as_bytes()).is_empty());
+}
+
+#[test]
+fn a_yaml_upload_is_buffered_and_read_not_streamed() {
+    for ct in [&b"text/yaml"[..], b"text/x-yaml", b"application/yaml"] {
+        assert!(!crate::streamable(Some(ct)), "{ct:?}");
+    }
+    assert!(crate::streamable(Some(b"text/plain")));
+}
+
+#[test]
+fn a_literal_block_of_json_text_reads_on_and_a_held_root_flow_is_cut() {
+    let json = "{\"k\": [1, 2, 3], \"v\": \"x\"},\n".repeat(20_000);
+    let block = "dashboard.json: |\n".to_string()
+        + &json.lines().map(|l| format!("  {l}\n")).collect::<String>();
+    let (fields, structural) = read_yaml(block.as_bytes());
+    assert!(structural.is_empty(), "{structural:?}");
+    assert_eq!(fields[1].2, json.as_bytes());
+    // Only a flow collection at a document's root is held (it may be a key): a value's reads on.
+    let value = "k: [".to_string() + &"a,".repeat(40_000) + "a]\n";
+    assert!(kinds(value.as_bytes()).is_empty());
+    let root = "[".to_string() + &"a,".repeat(40_000) + "a]: k\n";
+    assert_eq!(kinds(root.as_bytes()), [K::LimitExceeded]);
 }

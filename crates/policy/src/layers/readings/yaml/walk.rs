@@ -1,12 +1,7 @@
 //! The events of a YAML stream (`saphyr-parser`) turned into fields: every scalar a field at
 //! its path, the shapes with a second reading reported, within the profile's limits. The
 //! parser is pulled one event at a time, so a limit stops it; aliases are never expanded.
-//!
-//! The parser's scanner keeps every token of a flow collection opened in block context until
-//! the collection closes (its `[` might still turn out to be a key), a few hundred bytes a
-//! token. So it reads through [`Capped`], which ends its input once the parser is far ahead
-//! of its last event with many flow indicators read: memory stays a fixed amount, and such a
-//! document is `limit_exceeded`.
+//! The parser reads through [`Capped`]: see there why.
 
 use core::cell::Cell;
 use core::hash::BuildHasher;
@@ -15,6 +10,8 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+
+use super::capped::{Capped, LastEvent, Offsets};
 
 use super::super::super::decomposed::Decomposed;
 use crate::field::{Container, Encoding, Field};
@@ -31,48 +28,8 @@ pub(super) enum Stop {
     TooDeep(usize, usize),
     /// More scalars than the limit.
     TooManyScalars(usize),
-    /// The parser read more than [`LOOKAHEAD`] characters ahead of its last event, at this
-    /// offset.
+    /// The parser's input was cut ([`super::capped`]) after the event ending at this offset.
     TooFarAhead(usize),
-}
-
-/// Most characters the parser may read past its last event before [`MAX_INDICATORS`] counts.
-pub(super) const LOOKAHEAD: usize = 64 * 1024;
-
-/// Most flow entry and collection starts (`,`, `[`, `{`) the parser may read past its last
-/// event once it is [`LOOKAHEAD`] characters ahead: every few tokens it holds follow one of
-/// them, so this bounds the tokens held (tens of MiB at worst), while a long block scalar of
-/// prose or base64 (a comma every line or so) reads on.
-pub(super) const MAX_INDICATORS: usize = 32 * 1024;
-
-/// The characters of the text, ending (as if the text did) once the parser has read more
-/// than [`LOOKAHEAD`] characters and [`MAX_INDICATORS`] flow indicators past its last event.
-struct Capped<'t> {
-    chars: core::str::Chars<'t>,
-    ahead: usize,
-    indicators: usize,
-    /// Set by the walk at each event: the counts start again.
-    event: Rc<Cell<bool>>,
-    /// Set when the input was cut.
-    cut: Rc<Cell<bool>>,
-}
-
-impl Iterator for Capped<'_> {
-    type Item = char;
-
-    fn next(&mut self) -> Option<char> {
-        if self.event.replace(false) {
-            (self.ahead, self.indicators) = (0, 0);
-        }
-        if self.cut.get() || (self.ahead >= LOOKAHEAD && self.indicators >= MAX_INDICATORS) {
-            self.cut.set(true);
-            return None;
-        }
-        let c = self.chars.next()?;
-        self.ahead += 1;
-        self.indicators += usize::from(matches!(c, ',' | '[' | '{'));
-        Some(c)
-    }
 }
 
 /// The limits of one walk.
@@ -105,38 +62,6 @@ enum Frame {
         want_key: bool,
         key: bool,
     },
-}
-
-/// Byte offsets of character indexes (the parser's markers count characters): every 64th
-/// character's offset, found by a walk of at most 63 characters from it.
-pub(super) struct Offsets<'t> {
-    text: &'t str,
-    ascii: bool,
-    marks: Vec<usize>,
-}
-
-impl<'t> Offsets<'t> {
-    pub(super) fn new(text: &'t str) -> Self {
-        let ascii = text.is_ascii();
-        let marks = if ascii {
-            Vec::new()
-        } else {
-            text.char_indices().step_by(64).map(|(i, _)| i).collect()
-        };
-        Offsets { text, ascii, marks }
-    }
-
-    pub(super) fn byte(&self, index: usize) -> usize {
-        if self.ascii {
-            return index.min(self.text.len());
-        }
-        let Some(&from) = self.marks.get(index / 64) else {
-            return self.text.len();
-        };
-        let rest = &self.text[from..];
-        let skip = rest.char_indices().nth(index % 64);
-        skip.map_or(self.text.len(), |(i, _)| from + i)
-    }
 }
 
 /// The state of one walk over the stream in `text`, whose first byte is at `base` of the body.
@@ -201,15 +126,9 @@ pub(super) fn walk<'t>(
         let message = "a NEL, LS or PS character: a line break to YAML 1.1, text to YAML 1.2";
         walk.report(4, base + at, message);
     }
-    let event = Rc::new(Cell::new(false));
+    let event: LastEvent = Rc::new(Cell::new(None));
     let cut = Rc::new(Cell::new(false));
-    let input = Capped {
-        chars: text.chars(),
-        ahead: 0,
-        indicators: 0,
-        event: Rc::clone(&event),
-        cut: Rc::clone(&cut),
-    };
+    let input = Capped::new(text, Rc::clone(&event), Rc::clone(&cut));
     let mut last = 0;
     for parsed in Parser::new_from_iter(input) {
         let (parsed, span) = parsed.map_err(|e| {
@@ -222,8 +141,8 @@ pub(super) fn walk<'t>(
                 Stop::Malformed(at, e.info().to_string())
             }
         })?;
-        event.set(true);
         last = span.end.index();
+        event.set(Some(last));
         if walk.event(parsed, span)? {
             break;
         }
