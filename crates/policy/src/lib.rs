@@ -55,7 +55,7 @@ pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
     CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
-    Readings, Rule,
+    Readings, Rule, YamlAliasReading,
 };
 pub use request::{ContentType, Mode, Request};
 pub use stream::BodyScan;

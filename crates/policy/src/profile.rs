@@ -18,7 +18,9 @@ mod error;
 mod readings;
 pub use error::ProfileError;
 use error::{line_of, nth_line_of};
-pub use readings::{CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings};
+pub use readings::{
+    CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, YamlAliasReading,
+};
 
 /// Bounds on the work one evaluation may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

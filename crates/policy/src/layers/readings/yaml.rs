@@ -92,6 +92,7 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
     let limits = walk::Limits {
         max_depth: profile.limits.max_json_depth,
         max_scalars: profile.limits.max_json_strings,
+        aliases: profile.readings.yaml_aliases == crate::profile::YamlAliasReading::Check,
     };
     let first = out.fields.len();
     if let Some(at) = memchr::memchr(0, text.as_bytes()) {

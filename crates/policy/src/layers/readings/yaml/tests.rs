@@ -319,3 +319,18 @@ fn a_literal_block_of_json_text_reads_on_and_a_held_root_flow_is_cut() {
     let root = "[".to_string() + &"a,".repeat(40_000) + "a]: k\n";
     assert_eq!(kinds(root.as_bytes()), [K::LimitExceeded]);
 }
+
+#[test]
+fn a_profile_may_let_aliases_through_never_expanded() {
+    let mut profile = Profile::strict();
+    profile.readings.yaml_aliases = crate::profile::YamlAliasReading::Check;
+    let (fields, structural) = read_with(b"a: &x v\nb: [*x, *x]\nc: !!binary aGk=\n", &profile);
+    assert_eq!(structural.len(), 1, "the tag still: {structural:?}");
+    assert_eq!(fields.iter().filter(|f| f.2 == b"v").count(), 1);
+    let toml = "name = \"p\"\nbase = \"strict\"\n[readings]\nyaml_aliases = \"check\"\n";
+    let loaded = Profile::from_toml(toml, "p.toml").expect("valid");
+    assert_eq!(
+        loaded.readings.yaml_aliases,
+        crate::profile::YamlAliasReading::Check
+    );
+}

@@ -14,6 +14,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 use super::capped::{Capped, LastEvent, Offsets};
 
 use super::super::super::decomposed::Decomposed;
+use super::super::super::json;
 use crate::field::{Container, Encoding, Field};
 use crate::finding::FindingKind;
 use crate::found::Found;
@@ -39,6 +40,8 @@ pub(super) struct Limits {
     pub(super) max_depth: usize,
     /// Most scalars (keys and values) in the stream.
     pub(super) max_scalars: usize,
+    /// Whether aliases are let through (`readings.yaml_aliases = "check"`).
+    pub(super) aliases: bool,
 }
 
 /// The core schema's tags (YAML 1.2.2 §10.3): they name the type a plain scalar resolves to
@@ -76,8 +79,10 @@ struct Walk<'t, 'o> {
     /// The length of the document's own pointer (`/N` in a stream of several, or nothing).
     doc_prefix: usize,
     documents: usize,
-    /// Where this walk's fields and findings start in `out` (to prefix them with `/0`).
-    first_field: usize,
+    /// The scalars read, made fields once the stream is read whole (a `Field` is several
+    /// hundred bytes: a stream past a limit costs only these).
+    scalars_read: Vec<Scalar<'t>>,
+    /// Where this walk's findings start in `out` (to prefix them with `/0`).
     first_structural: usize,
     scalars: usize,
     maps: u64,
@@ -90,6 +95,14 @@ struct Walk<'t, 'o> {
     root_block: bool,
 }
 
+/// A scalar read: what its field will be.
+struct Scalar<'t> {
+    part: Part,
+    pointer: String,
+    bytes: Cow<'t, [u8]>,
+    span: core::ops::Range<usize>,
+}
+
 /// Reads the stream in `text` into `out`: its scalars as fields, its second readings as
 /// `ambiguous_yaml`. Stops at the first error or limit.
 pub(super) fn walk<'t>(
@@ -98,7 +111,6 @@ pub(super) fn walk<'t>(
     limits: Limits,
     out: &mut Decomposed<'t>,
 ) -> Result<(), Stop> {
-    let first_field = out.fields.len();
     let first_structural = out.structural.len();
     let mut walk = Walk {
         offsets: Offsets::new(text),
@@ -109,7 +121,7 @@ pub(super) fn walk<'t>(
         stack: Vec::new(),
         doc_prefix: 0,
         documents: 0,
-        first_field,
+        scalars_read: Vec::new(),
         first_structural,
         scalars: 0,
         maps: 0,
@@ -151,6 +163,17 @@ pub(super) fn walk<'t>(
     if cut.get() {
         return Err(Stop::TooFarAhead(walk.offset(last)));
     }
+    let fields = walk.scalars_read.into_iter().map(|s| Field {
+        location: Location::part(s.part).with_pointer(&s.pointer),
+        bytes: s.bytes,
+        container: Container::Body,
+        span: s.span,
+        encoding: Encoding::Raw,
+        at_body_start: false,
+        layer_findings: Found::none(),
+        check_only: false,
+    });
+    walk.out.fields.extend(fields);
     Ok(())
 }
 
@@ -177,11 +200,10 @@ impl<'t> Walk<'t, '_> {
             }
             Event::Alias(_) => {
                 self.enter();
-                self.ambiguous(
-                    2,
-                    span,
-                    "an alias: the application reads its anchored value twice",
-                );
+                let message = "an alias: the application reads its anchored value twice";
+                if !self.limits.aliases {
+                    self.ambiguous(2, span, message);
+                }
                 self.leave();
             }
             Event::SequenceStart(_, tag) => self.open(true, tag.as_deref(), span)?,
@@ -233,12 +255,10 @@ impl<'t> Walk<'t, '_> {
         self.stack.clear();
         self.documents += 1;
         if self.documents == 2 {
-            let fields = self.out.fields[self.first_field..].iter_mut();
-            let structural = self.out.structural[self.first_structural..].iter_mut();
-            let locations = fields
-                .map(|f| &mut f.location)
-                .chain(structural.map(|(l, _)| l));
-            for location in locations {
+            for scalar in &mut self.scalars_read {
+                scalar.pointer.insert_str(0, "/0");
+            }
+            for (location, _) in &mut self.out.structural[self.first_structural..] {
                 let pointer = format!("/0{}", location.pointer.as_deref().unwrap_or(""));
                 *location = Location::part(location.part).with_pointer(&pointer);
             }
@@ -330,15 +350,16 @@ impl<'t> Walk<'t, '_> {
         };
         let start = self.offset(span.start.index());
         let end = self.offset(span.end.index()).max(start);
-        self.out.fields.push(Field {
-            location: Location::part(part).with_pointer(&self.pointer),
+        // A pointer kept whole would make a stream of long keys and many values quadratic.
+        let mut cut = self.pointer.len().min(json::MAX_POINTER_BYTES);
+        while !self.pointer.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.scalars_read.push(Scalar {
+            part,
+            pointer: self.pointer[..cut].to_string(),
             bytes,
-            container: Container::Body,
             span: start..end,
-            encoding: Encoding::Raw,
-            at_body_start: false,
-            layer_findings: Found::none(),
-            check_only: false,
         });
         Ok(())
     }
@@ -349,7 +370,10 @@ impl<'t> Walk<'t, '_> {
         if tag.is_yaml_core_schema() && CORE_TAGS.contains(&tag.suffix.as_str()) {
             return;
         }
-        let message = format!("the tag {tag} constructs what no field shows");
+        let message = format!(
+            "the tag {}{} constructs what no field shows",
+            tag.handle, tag.suffix
+        );
         self.ambiguous(0, span, &message);
     }
 
