@@ -2,12 +2,15 @@ use super::*;
 use crate::finding::FindingKind as K;
 use crate::{Decision, Profile, Request, evaluate};
 
+/// Fields as (part, pointer, bytes) and structural findings as (kind, message).
+type Read = (Vec<(Part, String, Vec<u8>)>, Vec<(K, String)>);
+
 /// The fields and structural findings of `body` read as `application/yaml`.
-fn read_yaml(body: &[u8]) -> (Vec<(Part, String, Vec<u8>)>, Vec<(K, String)>) {
+fn read_yaml(body: &[u8]) -> Read {
     read_with(body, &Profile::strict())
 }
 
-fn read_with(body: &[u8], profile: &Profile) -> (Vec<(Part, String, Vec<u8>)>, Vec<(K, String)>) {
+fn read_with(body: &[u8], profile: &Profile) -> Read {
     let mut out = Decomposed::new(profile);
     let ct = ContentType::parse(b"application/yaml");
     read(body, &ct, profile, false, &mut out);
