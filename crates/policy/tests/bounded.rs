@@ -125,7 +125,7 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             body(b"[", b"\"\\u0000\",", b"1]"),
         ),
         (
-            "clean yaml",
+            "yaml many scalars",
             yaml,
             body(b"a: [", "héllo wörld, ".as_bytes(), b"x]"),
         ),
