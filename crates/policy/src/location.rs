@@ -94,9 +94,10 @@ impl Part {
     }
 
     /// `false` for fields that cannot be written back alone: an XML element or attribute
-    /// name (an end tag repeats it). An action that would rewrite one rejects instead.
+    /// name (an end tag repeats it), a YAML key or scalar (its bytes depend on its style and
+    /// indentation). An action that would rewrite one rejects instead.
     pub fn is_rewritable(self) -> bool {
-        self != Part::XmlName
+        !matches!(self, Part::XmlName | Part::YamlKey | Part::YamlString)
     }
 
     /// `true` for fields whose bytes name a file system path or route.

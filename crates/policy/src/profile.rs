@@ -20,15 +20,17 @@ pub use error::ProfileError;
 use error::{line_of, nth_line_of};
 pub use readings::{
     CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
+    YamlAliasReading,
 };
 
 /// Bounds on the work one evaluation may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Deepest JSON nesting, and XML element nesting, parsed (default 64).
+    /// Deepest JSON (and YAML) nesting, and XML element nesting, parsed (default 64).
     pub max_json_depth: usize,
-    /// Most JSON strings, or XML names and texts, inspected in one body (default 100 000).
+    /// Most JSON strings, YAML scalars, or XML names and texts, inspected in one body (default
+    /// 100 000).
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,

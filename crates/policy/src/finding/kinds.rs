@@ -235,6 +235,11 @@ kinds! {
     /// no field of the document shows (XXE, billion laughs).
     XmlDoctype = "xml_doctype", High, Reading, "XML 1.0 §2.8, §4.2; CWE-611; CWE-776",
         "has an XML DOCTYPE whose entities or external DTD parsers expand into text no field shows";
+    /// A YAML document with a second reading: a tag outside the core schema (`!!binary`,
+    /// `!!python/object`, `!local`), a merge key `<<`, an alias (the application sees the
+    /// anchored value twice), a key given twice in one mapping.
+    AmbiguousYaml = "ambiguous_yaml", High, Reading, "YAML 1.2.2 §3.2.1.3, §6.9, §7.1, §10.3",
+        "has a YAML tag, alias, merge key or repeated key that gives its text a second reading";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

@@ -114,7 +114,8 @@ pub fn streamable(content_type: Option<&[u8]>) -> bool {
     }
     let ct = ContentType::parse(value);
     let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
-    plain && ct.charset().is_none_or(|c| is_utf8_label(&c))
+    let read = readings::claiming(&ct).is_some();
+    plain && !read && ct.charset().is_none_or(|c| is_utf8_label(&c))
 }
 
 /// The charset a backend reads the body in when it is not UTF-8, and the finding's message:
