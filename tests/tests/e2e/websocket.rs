@@ -301,7 +301,6 @@ async fn other_upgrades_and_malformed_handshakes_are_refused() {
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
     let bad = [
         WsClient::handshake(gw.proxy, "").replace(WS_KEY, "c2hvcnQ="),
-        WsClient::handshake(gw.proxy, "").replace("Version: 13", "Version: 8"),
         WsClient::handshake(gw.proxy, "").replace("GET", "POST"),
         WsClient::handshake(gw.proxy, "Content-Length: 2\r\n").replace("\r\n\r\n", "\r\n\r\nhi"),
     ];
@@ -309,6 +308,15 @@ async fn other_upgrades_and_malformed_handshakes_are_refused() {
         let (_, head) = WsClient::open(gw.proxy, &request).await.unwrap();
         assert!(head.starts_with("HTTP/1.1 400"), "{request}: {head}");
     }
+    // Another version: 426 with the one spoken here (RFC 6455 §4.2.2).
+    let old = WsClient::handshake(gw.proxy, "").replace("Version: 13", "Version: 8");
+    let (_, head) = WsClient::open(gw.proxy, &old).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 426"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("sec-websocket-version: 13"),
+        "{head}"
+    );
     assert!(upstream.heads().is_empty(), "{:?}", upstream.heads());
     // A handshake the profile rejects (an overlong in the query) is refused before the upstream.
     let rejected = WsClient::handshake(gw.proxy, "").replace("/chat", "/chat?room=%C0%AE");

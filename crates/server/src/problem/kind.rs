@@ -64,6 +64,9 @@ problem_kinds! {
     UpgradeRefused => (BAD_REQUEST, "upgrade-refused", "Upgrade refused"),
     /// A WebSocket opening handshake that breaks RFC 6455 §4.1.
     BadHandshake => (BAD_REQUEST, "bad-websocket-handshake", "Bad WebSocket handshake"),
+    /// A WebSocket handshake of a version other than 13 (RFC 6455 §4.2.2: 426 with the
+    /// version this server speaks in `Sec-WebSocket-Version`).
+    WebSocketVersion => (UPGRADE_REQUIRED, "websocket-version", "Unsupported WebSocket version"),
     /// The request took longer than `limits.request_timeout_seconds`.
     RequestTimeout => (REQUEST_TIMEOUT, "request-timeout", "Request timeout"),
     /// More than `limits.max_concurrent_requests` in flight.

@@ -116,7 +116,9 @@ pub(super) fn handshake(state: &AppState, parts: &mut Parts) -> Result<Option<Ha
         return Err(bad("a WebSocket handshake says Connection: Upgrade"));
     }
     if single(headers, &SEC_WEBSOCKET_VERSION) != Some(b"13") {
-        return Err(bad("Sec-WebSocket-Version must be 13, once"));
+        let detail =
+            "this proxy speaks WebSocket version 13 only (Sec-WebSocket-Version: 13, once)";
+        return Err(Problem::new(ProblemKind::WebSocketVersion, detail));
     }
     let key = single(headers, &SEC_WEBSOCKET_KEY).filter(|key| {
         let decoded = base64::engine::general_purpose::STANDARD.decode(key);
