@@ -2,7 +2,8 @@
 //! panic; and what utf8gate lets through holds to invariants written here independently of the
 //! reading:
 //!
-//! * an allowed document is UTF-8 and declares no entity;
+//! * an allowed document is UTF-8 and declares no entity (no `<!ENTITY` before its root
+//!   element, comments and processing instructions aside: after it, `<!ENTITY` is text);
 //! * an allowed document without CDATA, comments or processing instructions has no reference
 //!   to U+0000 (`&#0;`, `&#x00;`) and no `<!ENTITY`;
 //! * a sanitized document, evaluated again, is allowed as it is (the rewrite made well-formed
@@ -26,7 +27,7 @@ fuzz_target!(|body: &[u8]| {
     }
     assert!(core::str::from_utf8(body).is_ok(), "allowed bytes that are not UTF-8");
     let text = String::from_utf8_lossy(body);
-    assert!(!text.contains("<!ENTITY"), "allowed an entity declaration");
+    assert!(!prolog(&text).contains("<!ENTITY"), "allowed an entity declaration");
     if !text.contains("<!") && !text.contains("<?") {
         assert!(!nul_reference(&text), "allowed a reference to U+0000: {text:?}");
     }
@@ -50,4 +51,29 @@ fn nul_reference(text: &str) -> bool {
         let zeros = rest.bytes().take_while(|&b| b == b'0').count();
         zeros > 0 && rest[zeros..].starts_with(';')
     })
+}
+
+/// What comes before the first start tag (`<` and a name character), comments and processing
+/// instructions removed: where
+/// a DOCTYPE, and so an entity declaration, can be.
+fn prolog(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let root = (0..bytes.len())
+        .find(|&i| {
+            bytes[i] == b'<'
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80)
+        })
+        .unwrap_or(bytes.len());
+    let mut prolog = text[..root].to_string();
+    for (open, close) in [("<!--", "-->"), ("<?", "?>")] {
+        while let Some(start) = prolog.find(open) {
+            let end = prolog[start..]
+                .find(close)
+                .map_or(prolog.len(), |e| start + e + close.len());
+            prolog.replace_range(start..end, "");
+        }
+    }
+    prolog
 }

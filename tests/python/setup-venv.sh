@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Creates (once) the virtualenv holding the pinned Python multipart parsers used by the
-# multipart differential test, and prints the path of its python on the last line.
+# Creates (once) the virtualenv holding the pinned Python multipart and YAML parsers used by
+# the multipart and YAML differential tests, and prints the path of its python on the last line.
 #
 #   PY=$(bash tests/python/setup-venv.sh | tail -n 1)
 #   "$PY" tests/python/multipart_readers.py < cases.json
@@ -41,7 +41,7 @@ if ! up_to_date; then
     "$py" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" >&2
     # Fail now, not in the test, if a parser does not import.
     "$py" - >&2 <<'PY'
-import python_multipart, werkzeug, multipart, lxml.etree
+import python_multipart, werkzeug, multipart, lxml.etree, yaml, ruamel.yaml
 assert hasattr(multipart, "PushMultipartParser"), "defnull multipart shadowed"
 PY
     cp "$req" "$stamp"

@@ -16,6 +16,7 @@
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
 //! - HTTP/2 clients ([`curl_h2`], `curl --http2-prior-knowledge`; [`H2Raw`], raw frames).
+//! - WebSocket ([`WsUpstream`], an echoing upstream, and [`WsClient`], raw frames).
 //! - [`parse_html`]: an error page as Python's `html.parser` reads it.
 //! - [`MemoryLimit`]: a way to run the gateway under a memory limit (a systemd scope, a cgroup
 //!   v2, `prlimit --data`), with [`Gateway::start_under`].
@@ -49,6 +50,7 @@ mod h2;
 mod html;
 mod memory_limit;
 mod upstream;
+mod websocket;
 
 pub use client::*;
 pub use data::*;
@@ -58,3 +60,4 @@ pub use h2::*;
 pub use html::*;
 pub use memory_limit::*;
 pub use upstream::*;
+pub use websocket::*;

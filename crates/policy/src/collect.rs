@@ -183,8 +183,8 @@ impl<'p> Collector<'p> {
             let action = match self.action(kind, location) {
                 // A second reading is checked, never rewritten: the first one rewrites.
                 a if a.rewrites() && check_only => Action::Log,
-                // A field that cannot be written back (an XML name, which its end tag repeats)
-                // refuses what would rewrite it.
+                // A field that cannot be written back (an XML name, a YAML scalar) refuses what
+                // would rewrite it.
                 a if a.rewrites() && !location.part.is_rewritable() => Action::Reject,
                 a => a,
             };

@@ -56,9 +56,9 @@ pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
     CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
-    Readings, Rule, XmlDoctypeReading,
+    Readings, Rule, XmlDoctypeReading, YamlAliasReading,
 };
-pub use request::{ContentType, Mode, Request};
+pub use request::{BodyState, ContentType, Mode, Request};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
 pub use verdict::{Decision, Verdict};

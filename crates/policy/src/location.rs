@@ -98,10 +98,14 @@ impl Part {
     }
 
     /// `false` for fields that cannot be written back alone: an XML element or attribute
-    /// name (an end tag repeats it), an archive entry name (a ZIP names it twice, with a CRC
-    /// beside). An action that would rewrite one rejects instead.
+    /// name (an end tag repeats it), a YAML key or scalar (its bytes depend on its style and
+    /// indentation), an archive entry name (a ZIP names it twice, with a CRC beside). An action
+    /// that would rewrite one rejects instead.
     pub fn is_rewritable(self) -> bool {
-        !matches!(self, Part::XmlName | Part::ArchiveEntry)
+        !matches!(
+            self,
+            Part::XmlName | Part::YamlKey | Part::YamlString | Part::ArchiveEntry
+        )
     }
 
     /// `true` for fields whose bytes name a file system path or route.

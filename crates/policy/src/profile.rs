@@ -22,15 +22,17 @@ use error::{line_of, nth_line_of};
 use raw_rule::RawRule;
 pub use readings::{
     CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
+    YamlAliasReading,
 };
 
 /// Bounds on the work one evaluation may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Deepest JSON nesting, and XML element nesting, parsed (default 64).
+    /// Deepest JSON (and YAML) nesting, and XML element nesting, parsed (default 64).
     pub max_json_depth: usize,
-    /// Most JSON strings, or XML names and texts, inspected in one body (default 100 000).
+    /// Most JSON strings, YAML scalars, or XML names and texts, inspected in one body (default
+    /// 100 000).
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,
@@ -76,7 +78,8 @@ pub struct Rule {
 }
 
 impl Rule {
-    fn everywhere(action: Action) -> Rule {
+    /// `action` in every location class.
+    pub fn everywhere(action: Action) -> Rule {
         Rule {
             default: action,
             classes: BTreeMap::new(),
@@ -173,6 +176,9 @@ impl Profile {
                 FindingKind::EscapedSurrogate => Rule::everywhere(Reject),
                 FindingKind::ForeignCharset => Rule::everywhere(Reject),
                 FindingKind::MalformedBody => Rule::everywhere(Reject),
+                // What a front did not send cannot be judged: said, not refused (a route's
+                // `require_body` refuses it).
+                FindingKind::BodyNotInspected => Rule::everywhere(Log),
                 _ => Rule::everywhere(Reject),
             };
             rules.insert(kind, rule);

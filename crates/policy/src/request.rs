@@ -50,6 +50,24 @@ pub struct Request {
     /// §3.2): one without is `malformed_host`. HTTP/2 and HTTP/3 carry the authority in the
     /// request line; a proxy's description of a request has already been held to it.
     pub host_required: bool,
+    /// Whether `body` is all of the request's body: an authorization check may describe a
+    /// request whose body it did not send, or sent cut.
+    pub body_state: BodyState,
+}
+
+/// How much of a request's body an authorization check brought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BodyState {
+    /// All of it (or there is none): the proxy listener, an upload, a check with its body.
+    #[default]
+    Whole,
+    /// Its first bytes: the front cut it at its buffer size (Envoy's
+    /// `x-envoy-auth-partial-body: true`). Plain text is checked as far as it goes and
+    /// reported; a body of a type read as fields (JSON, a form, multipart, XML) is refused.
+    Cut,
+    /// None of it (nginx `auth_request`, Traefik ForwardAuth without `forwardBody`, Envoy
+    /// without `with_request_body`): reported when the head says there is a body.
+    Withheld,
 }
 
 impl Request {
@@ -68,6 +86,7 @@ impl Request {
             body: Vec::new(),
             string_fields_only: false,
             host_required: false,
+            body_state: BodyState::Whole,
         }
     }
 

@@ -164,6 +164,7 @@ pub(crate) fn write_back(
         body: Vec::new(),
         string_fields_only: request.string_fields_only,
         host_required: request.host_required,
+        body_state: request.body_state,
     };
     let mut body_edited = false;
     edits.sort_by_key(|e| (e.0, e.1.start));

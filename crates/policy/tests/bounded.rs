@@ -86,6 +86,7 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let form = "application/x-www-form-urlencoded";
     let multipart = "multipart/form-data; boundary=b";
     let xml = "application/xml";
+    let yaml = "application/yaml";
     vec![
         (
             "clean text",
@@ -137,6 +138,19 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             body(b"<r>", b"<a b='&#0;'/>", b"</r>"),
         ),
         ("xml comments", xml, body(b"<r>", b"<!--\x80-->", b"</r>")),
+        (
+            "yaml many scalars",
+            yaml,
+            body(b"a: [", "héllo wörld, ".as_bytes(), b"x]"),
+        ),
+        ("yaml \\0", yaml, body(b"a: \"", b"\\0", b"\"")),
+        ("yaml aliases", yaml, body(b"a: &a x\nb: [", b"*a, ", b"x]")),
+        ("yaml tiny scalars", yaml, body(b"[", b"a,", b"a]")),
+        (
+            "yaml deep flow",
+            yaml,
+            body(b"[", b"[[[[[[[[[[]]]]]]]]]],", b"1]"),
+        ),
         ("clean form", form, body(b"a=", b"hello+world", b"")),
         ("form %00", form, body(b"a=", b"%00", b"")),
         ("form %c0%ae", form, body(b"a=", b"%c0%ae", b"")),

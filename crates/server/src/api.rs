@@ -34,6 +34,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/scan", post(scan))
         .route("/v1/sanitize", post(sanitize))
         .route("/authz/envoy", any(authz::envoy))
+        // Envoy asks about `/` as `/authz/envoy/`, which `{*path}` does not match.
+        .route("/authz/envoy/", any(authz::envoy))
         .route("/authz/envoy/{*path}", any(authz::envoy))
         .route("/authz/forward", any(authz::forward))
         .route(

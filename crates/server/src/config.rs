@@ -17,10 +17,12 @@ mod routes;
 mod size;
 mod validate;
 mod values;
+mod websocket;
 
 pub use cidr::Cidr;
 pub use error::ConfigError;
 pub use values::{Config, Http2, LogFormat, upstream_authority};
+pub use websocket::{ServerText, WebSocket};
 
 /// The embedded default configuration (`config/utf8gate.toml`).
 pub const DEFAULT_TOML: &str = include_str!("../../../config/utf8gate.toml");

@@ -18,6 +18,7 @@ pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod crumbs;
 pub mod demo;
 pub mod gate;
 pub mod grpc;

@@ -8,6 +8,9 @@ use prometheus::{
 };
 use utf8gate_policy::{Action, Decision, Mode, Verdict};
 
+mod websocket;
+pub use websocket::{Closed, WebSocketMetrics};
+
 /// Every metric utf8gate exports, registered in its own registry. Cheap to clone (one shared
 /// allocation).
 #[derive(Clone)]
@@ -41,6 +44,7 @@ struct Inner {
     budget_bytes: IntGauge,
     budget_charged: IntGauge,
     budget_refusals: IntCounter,
+    websocket: WebSocketMetrics,
 }
 
 /// Why an upstream request failed: the `reason` label.
@@ -229,7 +233,9 @@ impl Metrics {
         must(registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
         )));
+        let websocket = WebSocketMetrics::register(&registry);
         let inner = Inner {
+            websocket,
             registry,
             requests,
             findings,
@@ -361,6 +367,11 @@ impl Metrics {
     /// Records a body refused for size.
     pub fn body_limit_exceeded(&self) {
         self.inner.body_limit_exceeded.inc();
+    }
+
+    /// The WebSocket tunnels' series.
+    pub fn websocket(&self) -> &WebSocketMetrics {
+        &self.inner.websocket
     }
 
     /// The in-flight gauge.

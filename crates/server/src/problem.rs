@@ -64,6 +64,9 @@ pub fn render_into(
     if let Some(seconds) = problem.kind.retry_after() {
         headers.insert(header::RETRY_AFTER, HeaderValue::from_static(seconds));
     }
+    if problem.kind == ProblemKind::WebSocketVersion {
+        headers.insert("sec-websocket-version", HeaderValue::from_static("13"));
+    }
     let body = if style.html && format == Format::Html {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(TEXT_HTML));
         let csp = HeaderValue::from_static(CONTENT_SECURITY_POLICY);

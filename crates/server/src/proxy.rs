@@ -5,6 +5,7 @@
 //! of a refused request reaches the application. Allowed requests go upstream byte for byte;
 //! sanitized ones go with their rewritten fields, a recomputed Content-Length and
 //! `utf8gate-decision: sanitize` ([`upstream`]). The forwarding headers are [`forwarded`]'s.
+//! A WebSocket handshake is evaluated the same way, then tunnelled by [`websocket`].
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -30,6 +31,7 @@ pub mod forwarded;
 pub mod pool;
 mod target;
 mod upstream;
+mod websocket;
 
 /// The proxy: one handler for every request (no router), with its own pooled upstream client.
 /// Cheap to clone (one shared allocation); make one per serving thread ([`Proxy::new`]) so that
@@ -63,6 +65,12 @@ impl Proxy {
             Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
             None => state.config.routes.default_route().clone(),
         };
+        // An upgrade is refused here unless it is a WebSocket handshake, evaluated below as
+        // any request is.
+        let handshake = match websocket::handshake(state, &mut parts) {
+            Ok(handshake) => handshake,
+            Err(problem) => return problem.into_response(),
+        };
         // A head the profile refuses on its own is answered before its body is read: a body
         // framed two ways (`Content-Length: 010`, a lone chunked head) may never end.
         // The head is copied into the policy's request once; the body moves in after it.
@@ -91,7 +99,16 @@ impl Proxy {
             Err(problem) => return passed.audited(problem.into_response()),
         };
         let sent = (peer.as_ref(), trusted, passed.decision, id.as_ref());
-        let response = upstream.forward(state, parts, outgoing, sent).await;
+        let response = match (handshake, upstream.authority()) {
+            (Some(handshake), Some(authority)) => match upstream.request(parts, outgoing, sent) {
+                Ok(request) => {
+                    let id = id.clone();
+                    websocket::exchange(state, authority, request, handshake, route, id).await
+                }
+                Err(problem) => problem.into_response(),
+            },
+            _ => upstream.forward(state, parts, outgoing, sent).await,
+        };
         drop(charge);
         passed.audited(response)
     }

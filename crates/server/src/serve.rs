@@ -24,6 +24,9 @@ use tower::util::ServiceExt;
 use crate::config::Http2;
 use crate::peer::Peer;
 
+mod upgradeable;
+pub use upgradeable::Draining;
+
 /// What a listener serves: an accept loop for one service type (from hyper's requests to
 /// responses, with the request's [`Peer`] in its extensions), the service made once per serving
 /// thread so that what it keeps (the proxy's pooled upstream connections) stays on its thread.
@@ -277,14 +280,20 @@ where
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
         let peer = Peer::new(peer);
+        let draining = Draining::new(serving.stop.clone(), graceful.watcher());
         let service = service
             .clone()
             .map_request(move |mut r: Request<Incoming>| {
                 r.extensions_mut().insert(peer.clone());
+                if r.headers().contains_key(axum::http::header::UPGRADE) {
+                    r.extensions_mut().insert(draining.clone());
+                }
                 crate::authority::host_from_authority(&mut r);
+                crate::crumbs::join_cookie_crumbs(&mut r);
                 r
             });
         let (http, watcher) = (serving.http.clone(), graceful.watcher());
+        let stop = serving.stop.clone();
         spawn_connection(name, async move {
             let service = TowerToHyperService::new(service);
             // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
@@ -301,9 +310,8 @@ where
                     }
                 }
                 Some(_) => {
-                    watcher
-                        .watch(http.http1.serve_connection(TokioIo::new(stream), service))
-                        .await
+                    let conn = http.http1.serve_connection(TokioIo::new(stream), service);
+                    upgradeable::watch(conn.with_upgrades(), stop, watcher).await
                 }
             }
         });

@@ -1,5 +1,5 @@
-//! What the listeners share: the validated configuration, the metrics, the memory budget and
-//! the gate.
+//! What the listeners share: the validated configuration, the metrics, the memory budget, the
+//! gate and the WebSocket tunnels' cap.
 
 use std::sync::Arc;
 
@@ -19,6 +19,8 @@ pub struct AppState {
     pub gate: Gate,
     /// The memory budget of buffered bodies, one for every listener.
     pub budget: Budget,
+    /// The WebSocket tunnels that may still open (`websocket.max_tunnels`), one permit each.
+    pub tunnels: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -34,7 +36,9 @@ impl AppState {
             charged,
             refusals,
         );
+        let tunnels = Arc::new(tokio::sync::Semaphore::new(config.websocket.max_tunnels));
         AppState {
+            tunnels,
             budget,
             gate: Gate::new(config.clone(), metrics.clone()),
             config,

@@ -117,7 +117,10 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
         .await
         .expect("bind app");
     let app_addr = app.local_addr().expect("addr");
-    let state = AppState::new(Config::default_config());
+    // One route refuses checks that come without the body (`require_body`).
+    let toml = "[[route]]\nname = \"uploads\"\npaths = [\"/upload/\"]\nrequire_body = true\n";
+    let config = Config::load(toml, "nginx.rs", &[], &Default::default(), &|_| None);
+    let state = AppState::new(config.expect("valid configuration"));
     let (_, api, _) = routers(&state);
     let api = Listener::bind("api", "127.0.0.1:0".parse().expect("addr"), serving(api))
         .await
@@ -203,20 +206,42 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
     // nginx's own URI parser refuses IIS %u escapes with 400 before asking utf8gate.
     assert_eq!(status, 400);
 
+    // auth_request sends no body; the shipped file passes its length: the check says the body
+    // was not inspected (allowed, logged and counted), and the route with `require_body`
+    // refuses it.
+    let post = |path: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\
+             Content-Length: 14\r\nConnection: close\r\n\r\n{{\"a\":\"\\u0000\"}}"
+        )
+    };
+    let (status, _) = raw(front, post("/form").as_bytes()).await;
+    assert_eq!(status, 200);
+    let (status, _) = raw(front, post("/upload/a").as_bytes()).await;
+    assert_eq!(status, 403);
+
     let seen = seen.lock().expect("lock").clone();
     assert_eq!(
         seen,
-        [(
-            "/shop?q=Gr%C3%BC%C3%9Fe".to_string(),
-            Some("allow".to_string())
-        )],
-        "only the clean request reaches the app"
+        [
+            (
+                "/shop?q=Gr%C3%BC%C3%9Fe".to_string(),
+                Some("allow".to_string())
+            ),
+            ("/form".to_string(), Some("allow".to_string()))
+        ],
+        "only the clean request and the one whose body was not inspected reach the app"
     );
     let metrics = state.metrics.render();
     assert!(
         metrics.contains(
             "utf8gate_requests_total{decision=\"reject\",mode=\"authz\",route=\"default\"} 2"
         ),
+        "{metrics}"
+    );
+    assert!(
+        metrics
+            .contains("utf8gate_findings_total{kind=\"body_not_inspected\",location=\"body\"} 2"),
         "{metrics}"
     );
     let _ = stop.send(());

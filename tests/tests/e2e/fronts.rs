@@ -1,7 +1,8 @@
 //! Real front proxies and a real browser in front of utf8gate, each a child process on
 //! loopback: Traefik (ForwardAuth with the shipped `deploy/traefik/dynamic.yml`), HAProxy (in
 //! front of the proxy listener, `option forwardfor`) and headless Chromium (forms submitted
-//! through the proxy listener; the explain page of the API listener, `explain_page`).
+//! through the proxy listener; a WebSocket through it, `chromium_websocket`; the explain page of
+//! the API listener, `explain_page`).
 //!
 //! Each test is skipped when its tool is missing (a line on stderr says so), unless CI's
 //! `REQUIRE_TRAEFIK=1`, `REQUIRE_HAPROXY=1` or `REQUIRE_CHROMIUM=1` is set: `.ci/run`
@@ -9,6 +10,7 @@
 //! through `$TRAEFIK_BIN`).
 
 mod chromium;
+mod chromium_websocket;
 mod explain_page;
 mod haproxy;
 mod traefik;

@@ -12,6 +12,7 @@ mod forwarding;
 mod head;
 mod headers;
 mod structured;
+mod yaml;
 
 /// A recording upstream and a gateway in front of it, configured with `toml`.
 async fn start(toml: &str) -> (Upstream, Gateway) {

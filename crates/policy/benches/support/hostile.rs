@@ -129,6 +129,10 @@ pub const NAMES: &[&str] = &[
     "xml-deep-controls",
     "form-json-values",
     "multipart-json-parts",
+    "yaml-nul-escapes",
+    "yaml-aliases",
+    "yaml-deep-flow",
+    "yaml-tiny-scalars",
     "form-nul",
     "form-c0ae",
     "form-bare-percent",
@@ -157,6 +161,7 @@ const TEXT: &str = "text/plain; charset=utf-8";
 const JSON: &str = "application/json";
 const XML: &str = "application/xml";
 const FORM: &str = "application/x-www-form-urlencoded";
+const YAML: &str = "application/yaml";
 const MULTIPART: &str = "multipart/form-data; boundary=hostile-bench-boundary";
 const BOUNDARY: &[u8] = b"hostile-bench-boundary";
 /// JSON strings in the many-strings cases: under the default `max_json_strings` (100 000).
@@ -180,6 +185,7 @@ pub fn case(name: &str, size: usize) -> Option<Case> {
         ("xml", _) => xml(name, size),
         ("form", _) => form(name, size),
         ("multipart", _) => multipart(name, size),
+        ("yaml", _) => yaml(name, size),
         ("gzip", _) => twins(gzip(&noisy(b"\x80", size)), gzip(&clean_text(size))),
         _ => head(name),
     };
@@ -233,6 +239,10 @@ fn describe(name: &str) -> &'static str {
         "xml-deep-controls" => "60 levels, then <t> of 48 &#1; repeated (twin: abcd)",
         "form-json-values" => "1 000 form values that are JSON objects (twin: plain values)",
         "multipart-json-parts" => "99 parts typed application/json (twin: text/plain)",
+        "yaml-nul-escapes" => "one YAML double-quoted scalar of \\0 escapes (twin: letters)",
+        "yaml-aliases" => "an anchor, then a flow sequence of *a aliases (twin: long plain items)",
+        "yaml-deep-flow" => "flow sequences nested 60 deep, repeated (twin: 120-letter items)",
+        "yaml-tiny-scalars" => "a: [a,a,...]: past max_json_strings scalars (twin: one scalar)",
         "form-nul" => "one form value of %00 escapes",
         "form-c0ae" => "one form value of %c0%ae escapes",
         "form-bare-percent" => "one form value of bare '%', 1 malformed_escape / byte",
@@ -257,6 +267,7 @@ fn content_type(name: &str) -> &'static str {
         "xml" => XML,
         "form" => FORM,
         "multipart" => MULTIPART,
+        "yaml" => YAML,
         "head" => "",
         _ => TEXT,
     }
@@ -332,4 +343,4 @@ mod shapes;
 use documents::xml;
 use fill::{clean_framed, noisy};
 pub use fill::{clean_text, framed, gzip};
-use shapes::{form, head, json, multipart};
+use shapes::{form, head, json, multipart, yaml};

@@ -235,6 +235,11 @@ kinds! {
     /// no field of the document shows (XXE, billion laughs).
     XmlDoctype = "xml_doctype", High, Reading, "XML 1.0 §2.8, §4.2; CWE-611; CWE-776",
         "has an XML DOCTYPE whose entities or external DTD parsers expand into text no field shows";
+    /// A YAML document with a second reading: a tag outside the core schema (`!!binary`,
+    /// `!!python/object`, `!local`), a merge key `<<`, an alias (the application sees the
+    /// anchored value twice), a key given twice in one mapping.
+    AmbiguousYaml = "ambiguous_yaml", High, Reading, "YAML 1.2.2 §3.2.1.3, §6.9, §7.1, §10.3",
+        "has a YAML tag, alias, merge key or repeated key that gives its text a second reading";
     /// An archive entry whose name reads two ways: a ZIP's local header and central directory
     /// disagree, its Info-ZIP Unicode Path field (0x7075) names another file than its header
     /// (CRC or not), a name not flagged UTF-8 (bit 11) holds non-ASCII bytes (CP437 or the
@@ -264,6 +269,11 @@ kinds! {
     /// ([`Request::string_fields_only`](crate::Request::string_fields_only)).
     StringFieldsOnly = "string_fields_only", High, Other, "CVE-2024-23324; envoyproxy/envoy#9822, #27386",
         "was described by the proxy in string fields only, which may hide invalid bytes";
+    /// A body the check did not bring whole (cut by the front's buffer) or at all, though the
+    /// head says there is one: it was not inspected, or only in part. Logged by default; a
+    /// route with `require_body` denies it.
+    BodyNotInspected = "body_not_inspected", Medium, Other, "RFC 9110 §8.6; docs/operations.md",
+        "has a body that the check did not bring whole, so it was not inspected (or only in part)";
     /// An archive entry name (or link target) that an extractor may write outside its
     /// directory whatever its encoding: absolute (`/etc/x`), a drive letter (`C:`), a
     /// backslash (a separator on Windows), an empty segment.

@@ -6,7 +6,7 @@ use super::{parts, readings};
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::profile::Profile;
-use crate::request::{ContentType, Request, is_utf8_label, trim};
+use crate::request::{BodyState, ContentType, Request, is_binary, is_utf8_label, trim};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
 /// backend may give it. A body that is not text (`crate::textual`: a binary type, or no type and
@@ -46,6 +46,67 @@ pub(crate) fn body<'a>(
     other_readings(body, &ct, profile, out);
 }
 
+/// Whether the body can be read as it is: `true` when the request brought it whole. A body an
+/// authorization check did not bring (though the head says there is one) or brought cut is
+/// `body_not_inspected`; a cut body of plain text is checked as far as it goes (its incomplete
+/// last character left out), one of a type read as fields is refused (`limit_exceeded`: its
+/// fields may end past the cut, and a backend reads all of them).
+pub(crate) fn whole_or_said<'a>(
+    request: &'a Request,
+    scan_binary: bool,
+    out: &mut Decomposed<'a>,
+) -> bool {
+    let body = &request.body;
+    match request.body_state {
+        BodyState::Whole => true,
+        BodyState::Withheld => {
+            let length = request.header_value("content-length").map(trim);
+            let declared = length.is_some_and(|l| l.iter().any(|&b| b != b'0'));
+            if declared || request.header_value("transfer-encoding").is_some() {
+                let message = "the check came without the request's body: it was not inspected";
+                out.structural(
+                    Part::Body,
+                    FindingKind::BodyNotInspected,
+                    0,
+                    message.to_string(),
+                );
+            }
+            true
+        }
+        BodyState::Cut => {
+            let message = format!(
+                "the check brought the body's first {} bytes only: the rest was not inspected",
+                body.len()
+            );
+            out.structural(
+                Part::Body,
+                FindingKind::BodyNotInspected,
+                body.len(),
+                message,
+            );
+            let value = request.header_value("content-type");
+            if streamable(value) {
+                let valid = match utf8gate_codec::validate(body) {
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    _ => body.len(),
+                };
+                whole_body(&body[..valid], out);
+            } else {
+                let essence = value.map_or(String::new(), |v| ContentType::parse(v).essence);
+                if is_binary(&essence) && !scan_binary {
+                    // Not read whole either: nothing is lost by the cut.
+                    return false;
+                }
+                let message = format!(
+                    "a cut {essence} body cannot be read in part: its fields may end past the cut"
+                );
+                out.structural(Part::Body, FindingKind::LimitExceeded, body.len(), message);
+            }
+            false
+        }
+    }
+}
+
 /// Whether a body with this `Content-Type` value (`None`: no type) can be checked as it
 /// streams in, by the codec alone: plain text in UTF-8 or ASCII, octet streams, no type. A type
 /// with a second reading, another charset or fields to take apart needs the whole body.
@@ -58,7 +119,8 @@ pub fn streamable(content_type: Option<&[u8]>) -> bool {
     }
     let ct = ContentType::parse(value);
     let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
-    plain && ct.charset().is_none_or(|c| is_utf8_label(&c))
+    let read = readings::claiming(&ct).is_some();
+    plain && !read && ct.charset().is_none_or(|c| is_utf8_label(&c))
 }
 
 /// The charset a backend reads the body in when it is not UTF-8, and the finding's message:

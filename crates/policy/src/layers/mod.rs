@@ -160,7 +160,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     }
     headers::readings(request, profile, &mut out);
 
-    if !request.body.is_empty() {
+    if body::whole_or_said(request, profile.scan_binary, &mut out) && !request.body.is_empty() {
         body::body(request, profile, profile.scan_binary, &mut out);
     }
     readings::json_in_values(profile, &mut out);

@@ -7,16 +7,18 @@ mod archive;
 mod form;
 mod json_body;
 mod xml;
+mod yaml;
 
 use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
-pub(crate) const READINGS: [&BodyReading; 5] = [
+pub(crate) const READINGS: [&BodyReading; 6] = [
     &json_body::READING,
     &form::READING,
     &super::parts::READING,
     &xml::READING,
+    &yaml::READING,
     &archive::READING,
 ];
 pub(crate) use xml::xml_escape;
@@ -75,6 +77,11 @@ mod tests {
             ("application/vnd.api+json", Some("json")),
             ("application/x-www-form-urlencoded", Some("form")),
             ("multipart/form-data", Some("multipart")),
+            ("application/yaml", Some("yaml")),
+            ("application/x-yaml", Some("yaml")),
+            ("text/yaml", Some("yaml")),
+            ("text/x-yaml", Some("yaml")),
+            ("application/vnd.k8s+yaml", Some("yaml")),
             ("text/plain", None),
             ("application/octet-stream", None),
             ("application/zip", Some("archive")),

@@ -68,6 +68,18 @@ pub enum PathBackend {
     Rfc3986,
 }
 
+/// YAML aliases (`*a`), which hand the application an anchored value a second time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum YamlAliasReading {
+    /// Refuse them (`ambiguous_yaml`) (default).
+    #[default]
+    Refuse,
+    /// Let them through: the anchored value is checked where it is written, and an alias is
+    /// never expanded.
+    Check,
+}
+
 impl PathBackend {
     /// `true` if `;` starts a path parameter that the backend removes from its segment.
     pub fn strips_path_parameters(self) -> bool {
@@ -101,6 +113,8 @@ pub struct Readings {
     /// `x-forwarded-prefix` by default): checked with the path rules. The proxy listener also
     /// removes (or refuses) them from peers that are not trusted proxies.
     pub path_override_headers: Vec<String>,
+    /// YAML aliases.
+    pub yaml_aliases: YamlAliasReading,
 }
 
 impl Default for Readings {
@@ -117,6 +131,7 @@ impl Default for Readings {
                 "x-rewrite-url".into(),
                 "x-forwarded-prefix".into(),
             ],
+            yaml_aliases: YamlAliasReading::default(),
         }
     }
 }

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, request::Parts};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
-use utf8gate_policy::{Mode, Request};
+use utf8gate_policy::{BodyState, Mode, Request};
 
 use crate::budget::Charge;
 use crate::convert;
@@ -40,24 +40,18 @@ pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Resp
     request.headers = convert::headers(&parts.headers);
     request.body = body;
     let partial = parts.headers.get("x-envoy-auth-partial-body");
-    if partial.is_some_and(|v| v == "true") {
-        partial_body(&mut request);
-    }
+    request.body_state = body_state(&request.body, partial.map(HeaderValue::as_bytes));
     decide(&state, request, &charge).await
 }
 
-/// A body Envoy cut at `max_request_bytes`: the cut may split a character and a structure, so
-/// the incomplete tail is dropped and the rest is checked as text.
-pub fn partial_body(request: &mut Request) {
-    if let Err(e) = utf8gate_codec::validate(&request.body) {
-        if e.error_len().is_none() {
-            request.body.truncate(e.valid_up_to());
-        }
-    }
-    for (name, value) in &mut request.headers {
-        if name.eq_ignore_ascii_case("content-type") {
-            *value = b"text/plain".to_vec();
-        }
+/// How much of the body a check brought: cut when Envoy says so (`x-envoy-auth-partial-body:
+/// true`, a body over `max_request_bytes`), none when it is empty (the policy reports it when
+/// the head says there is one), else whole.
+pub fn body_state(body: &[u8], partial: Option<&[u8]>) -> BodyState {
+    match (partial == Some(b"true"), body.is_empty()) {
+        (true, _) => BodyState::Cut,
+        (false, true) => BodyState::Withheld,
+        (false, false) => BodyState::Whole,
     }
 }
 
@@ -96,6 +90,19 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
         .into_iter()
         .filter(|(n, _)| !n.starts_with("x-original-") && !n.starts_with("x-forwarded-"))
         .collect();
+    // nginx `auth_request` sends no body and blanks `Content-Length`; the shipped configuration
+    // passes the original's as `X-Original-Content-Length` (and `Transfer-Encoding`).
+    for (header, name) in [
+        ("x-original-content-length", "content-length"),
+        ("x-original-transfer-encoding", "transfer-encoding"),
+    ] {
+        let value = parts.headers.get(header).map(HeaderValue::as_bytes);
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            request.headers.retain(|(n, _)| n != name);
+            request.headers.push((name.to_string(), value.to_vec()));
+        }
+    }
+    request.body_state = body_state(&body, None);
     request.body = body;
     request
 }

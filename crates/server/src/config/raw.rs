@@ -23,6 +23,7 @@ pub(super) struct Raw {
     pub(super) authz: RawAuthz,
     pub(super) log: RawLog,
     pub(super) errors: RawErrors,
+    pub(super) websocket: super::websocket::RawWebSocket,
 }
 
 impl Raw {

@@ -28,6 +28,9 @@ pub(super) struct RawRoute {
     profile: Option<Spanned<String>>,
     mode: Option<Spanned<String>>,
     max_body_bytes: Option<Spanned<RawSize>>,
+    /// Deny a check that did not bring the request's body whole (`body_not_inspected`).
+    #[serde(default)]
+    require_body: bool,
     #[serde(default)]
     exclusion: Vec<Spanned<ExclusionSpec>>,
     #[serde(default)]
@@ -136,6 +139,11 @@ fn route(
                 return Err(bad("mode", mode.span(), message));
             }
         };
+    }
+    if r.require_body {
+        // A body the check did not bring cannot be judged: on this route, it is refused.
+        let refuse = utf8gate_policy::Rule::everywhere(utf8gate_policy::Action::Reject);
+        profile.set(utf8gate_policy::FindingKind::BodyNotInspected, refuse);
     }
     for spec in &r.exclusion {
         let exclusion =

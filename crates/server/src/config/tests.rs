@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 42);
+        assert_eq!(keys, 49);
     }
 }
 

@@ -100,6 +100,8 @@ pub struct Config {
     pub log_buffer_lines: usize,
     /// How errors are answered by default (`[errors]`): detail, and whether HTML may be served.
     pub errors: ErrorStyle,
+    /// WebSocket upgrades and tunnels (`[websocket]`).
+    pub websocket: super::WebSocket,
 }
 
 impl Config {

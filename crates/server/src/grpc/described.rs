@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use envoy_types::ext_authz::v3::pb::CheckRequest;
 use utf8gate_policy::{Mode, Request};
 
-use crate::api::authz::partial_body;
+use crate::api::authz::body_state;
 
 /// A described request and the headers its request id is taken from.
 pub(super) struct Described {
@@ -86,9 +86,7 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, tonic::Status> {
     };
     request.string_fields_only = blind;
     let partial = request.header_value("x-envoy-auth-partial-body");
-    if partial.is_some_and(|v| v == b"true") {
-        partial_body(&mut request);
-    }
+    request.body_state = body_state(&request.body, partial);
     Ok(Described {
         request,
         id_headers,

@@ -59,6 +59,14 @@ problem_kinds! {
         "untrusted-path-override",
         "Path override from an untrusted peer"
     ),
+    /// An `Upgrade` the proxy does not let through (h2c, custom protocols, or WebSocket when
+    /// `websocket.enabled` is false).
+    UpgradeRefused => (BAD_REQUEST, "upgrade-refused", "Upgrade refused"),
+    /// A WebSocket opening handshake that breaks RFC 6455 §4.1.
+    BadHandshake => (BAD_REQUEST, "bad-websocket-handshake", "Bad WebSocket handshake"),
+    /// A WebSocket handshake of a version other than 13 (RFC 6455 §4.2.2: 426 with the
+    /// version this server speaks in `Sec-WebSocket-Version`).
+    WebSocketVersion => (UPGRADE_REQUIRED, "websocket-version", "Unsupported WebSocket version"),
     /// The request took longer than `limits.request_timeout_seconds`.
     RequestTimeout => (REQUEST_TIMEOUT, "request-timeout", "Request timeout"),
     /// More than `limits.max_concurrent_requests` in flight.
@@ -71,6 +79,13 @@ problem_kinds! {
     UpstreamUnavailable => (BAD_GATEWAY, "upstream-unavailable", "Upstream unavailable"),
     /// The upstream did not answer in time.
     UpstreamTimeout => (GATEWAY_TIMEOUT, "upstream-timeout", "Upstream timeout"),
+    /// The upstream answered a WebSocket handshake with a `101` that does not match it (accept
+    /// key, extension, subprotocol).
+    UpstreamHandshake => (
+        BAD_GATEWAY,
+        "upstream-websocket-handshake",
+        "Upstream WebSocket handshake failed"
+    ),
     /// A fault of utf8gate's own (details in the logs only).
     Internal => (INTERNAL_SERVER_ERROR, "internal", "Internal error"),
 }

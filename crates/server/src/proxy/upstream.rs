@@ -102,17 +102,39 @@ impl Upstream {
         }
     }
 
+    /// `upstream.url`'s host and port.
+    pub(super) fn authority(&self) -> Option<&Authority> {
+        self.authority.as_ref()
+    }
+
     /// Sends the request upstream and streams its response back.
     pub(super) async fn forward(
         &self,
         state: &AppState,
         parts: Parts,
         outgoing: Outgoing,
-        (peer, trusted, decision, id): Sent<'_>,
+        sent: Sent<'_>,
     ) -> Response {
+        let id = sent.3.cloned();
+        match self.request(parts, outgoing, sent) {
+            Ok(outgoing) => self.exchange(state, outgoing, id).await,
+            Err(problem) => problem.into_response(),
+        }
+    }
+
+    /// The request to send upstream: the evaluated head without its hop-by-hop fields, with
+    /// the forwarding headers, and the body; or the problem that stops it.
+    pub(super) fn request(
+        &self,
+        parts: Parts,
+        outgoing: Outgoing,
+        (peer, trusted, decision, id): Sent<'_>,
+    ) -> Result<axum::http::Request<Full<Bytes>>, Problem> {
         let Some(authority) = &self.authority else {
-            return Problem::new(ProblemKind::NoUpstream, "no upstream is configured")
-                .into_response();
+            return Err(Problem::new(
+                ProblemKind::NoUpstream,
+                "no upstream is configured",
+            ));
         };
         let had_length = parts.headers.contains_key(header::CONTENT_LENGTH);
         let (method, target, headers, body) = match outgoing {
@@ -148,12 +170,12 @@ impl Upstream {
             Ok(uri) if uri.path_and_query().is_some() => uri,
             _ => {
                 let detail = "the request target cannot be forwarded";
-                return Problem::new(ProblemKind::BadTarget, detail).into_response();
+                return Err(Problem::new(ProblemKind::BadTarget, detail));
             }
         };
         let Some(mut headers) = headers else {
             let detail = "a rewritten header value cannot be sent";
-            return Problem::new(ProblemKind::BadHeader, detail).into_response();
+            return Err(Problem::new(ProblemKind::BadHeader, detail));
         };
         // Transfer codings end at this hop; the codings other than chunked stay on the content.
         convert::transfer_codings_to_content(&mut headers);
@@ -182,7 +204,7 @@ impl Upstream {
         *outgoing.method_mut() = method;
         *outgoing.uri_mut() = uri;
         *outgoing.headers_mut() = headers;
-        self.exchange(state, outgoing, id.cloned()).await
+        Ok(outgoing)
     }
 
     /// The upstream's response, streamed through, or the problem of its failure.
@@ -231,7 +253,7 @@ impl Upstream {
 /// The upstream's response with its hop-by-hop headers removed and its body streamed through:
 /// an upstream that fails mid-body makes this response fail too (the client's connection is
 /// cut), never a truncated body passed off as complete.
-fn streamed<B>(
+pub(super) fn streamed<B>(
     state: &AppState,
     response: axum::http::Response<B>,
     id: Option<RequestId>,

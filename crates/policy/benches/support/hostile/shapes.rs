@@ -1,4 +1,4 @@
-//! The structured cases of `hostile.rs`: JSON, forms, multipart bodies and heads.
+//! The structured cases of `hostile.rs`: JSON, forms, multipart bodies, YAML and heads.
 
 use super::{
     BOUNDARY, HEAD_BYTES, Input, JSON_STRINGS, PARTS, clean_framed, clean_text, framed, twins,
@@ -297,5 +297,35 @@ pub(super) fn head(name: &str) -> (Input, Input) {
                 input(b"/".to_vec(), lines(&name, b"a=", b"b")),
             )
         }
+    }
+}
+
+/// A YAML case and its twin of the same size and shape: collections are a mapping's values
+/// (a flow collection at a document's root is held whole by the parser and cut early).
+pub(super) fn yaml(name: &str, size: usize) -> (Input, Input) {
+    let item = |n: usize| format!("{}, ", "a".repeat(n));
+    match name {
+        "yaml-nul-escapes" => twins(
+            framed(b"a: \"", b"\\0", b"a", b"\"\n", size),
+            clean_framed(b"a: \"", b"\"\n", size),
+        ),
+        // The twin's items are long enough to stay under `max_json_strings` at 8 MiB.
+        "yaml-aliases" => twins(
+            framed(b"a: &a x\nb: [", b"*a, ", b" ", b"]\n", size),
+            framed(b"a: &a x\nb: [", item(98).as_bytes(), b" ", b"]\n", size),
+        ),
+        "yaml-deep-flow" => {
+            let deep = ["[".repeat(60), "]".repeat(60), ", ".to_string()].concat();
+            let flat = ["[".to_string(), "a".repeat(118), "], ".to_string()].concat();
+            twins(
+                framed(b"a: [", deep.as_bytes(), b" ", b"]\n", size),
+                framed(b"a: [", flat.as_bytes(), b" ", b"]\n", size),
+            )
+        }
+        _ => twins(
+            // yaml-tiny-scalars: `a,` as often as fits, far past `max_json_strings`.
+            framed(b"a: [", b"a,", b" ", b"a]\n", size),
+            clean_framed(b"a: [", b"]\n", size),
+        ),
     }
 }
