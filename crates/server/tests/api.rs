@@ -141,14 +141,19 @@ async fn envoy_check_allows_and_denies_without_5xx() {
     assert_eq!(headers["content-type"], "application/problem+json");
     let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(v["status"], 403);
-    // A body cut by Envoy at max_request_bytes is checked as text, its split tail dropped.
-    let partial = Request::post("/authz/envoy/upload")
-        .header("content-type", "application/json")
-        .header("x-envoy-auth-partial-body", "true")
-        .body(Body::from(&b"{\"a\":\"\xE2\x82"[..]))
-        .unwrap();
-    let (status, ..) = call(api, partial).await;
+    // A body cut by Envoy at max_request_bytes: text is checked up to the cut (its split tail
+    // dropped); a JSON body cannot be read in part and is refused.
+    let partial = |ct: &'static str| {
+        Request::post("/authz/envoy/upload")
+            .header("content-type", ct)
+            .header("x-envoy-auth-partial-body", "true")
+            .body(Body::from(&b"{\"a\":\"\xE2\x82"[..]))
+            .unwrap()
+    };
+    let (status, ..) = call(api.clone(), partial("text/plain")).await;
     assert_eq!(status, StatusCode::OK);
+    let (status, ..) = call(api, partial("application/json")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }
 
 #[tokio::test]
