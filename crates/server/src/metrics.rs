@@ -8,7 +8,11 @@ use prometheus::{
 };
 use utf8gate_policy::{Action, Decision, Mode, Verdict};
 
+mod text;
+mod upstream;
 mod websocket;
+
+pub use upstream::UpstreamError;
 pub use websocket::{Closed, WebSocketMetrics};
 
 /// Every metric utf8gate exports, registered in its own registry. Cheap to clone (one shared
@@ -47,28 +51,6 @@ struct Inner {
     websocket: WebSocketMetrics,
 }
 
-/// Why an upstream request failed: the `reason` label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpstreamError {
-    /// Connection refused or reset, or any transport failure.
-    Connect,
-    /// No response head within the response timeout.
-    Timeout,
-    /// The response head was forwarded, then the upstream failed before the end of the body
-    /// (the client's connection is cut, so it sees an incomplete message).
-    Body,
-}
-
-impl UpstreamError {
-    fn label(self) -> &'static str {
-        match self {
-            UpstreamError::Connect => "connect",
-            UpstreamError::Timeout => "timeout",
-            UpstreamError::Body => "body",
-        }
-    }
-}
-
 /// Every value of the `protocol` label.
 const PROTOCOLS: [&str; 2] = ["http1", "http2"];
 
@@ -105,13 +87,6 @@ impl Metrics {
         let findings = must(IntCounterVec::new(
             Opts::new("findings_total", "Findings, by kind and location class."),
             &["kind", "location"],
-        ));
-        let not_text = must(IntCounterVec::new(
-            Opts::new(
-                "not_text_total",
-                "Bodies not read as text (binary), by mode.",
-            ),
-            &["mode"],
         ));
         let inspected_bytes = must(IntCounterVec::new(
             Opts::new(
@@ -200,7 +175,6 @@ impl Metrics {
             for decision in DECISIONS {
                 requests.with_label_values(&[mode.as_str(), decision, route]);
             }
-            not_text.with_label_values(&[mode.as_str()]);
         }
         for reason in [
             UpstreamError::Connect,
@@ -213,7 +187,6 @@ impl Metrics {
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(findings.clone()),
             Box::new(excluded.clone()),
-            Box::new(not_text.clone()),
             Box::new(inspected_bytes.clone()),
             Box::new(duration.clone()),
             Box::new(protocols.clone()),
@@ -236,11 +209,11 @@ impl Metrics {
         let websocket = WebSocketMetrics::register(&registry);
         let inner = Inner {
             websocket,
+            not_text: text::counter(&registry),
             registry,
             requests,
             findings,
             excluded,
-            not_text,
             inspected_bytes,
             duration,
             protocols,
@@ -297,12 +270,7 @@ impl Metrics {
             .requests
             .with_label_values(&[mode.as_str(), verdict.decision.as_str(), route])
             .inc();
-        if verdict.not_text.is_some() {
-            self.inner
-                .not_text
-                .with_label_values(&[mode.as_str()])
-                .inc();
-        }
+        text::record(&self.inner.not_text, mode, verdict);
         for f in &verdict.findings {
             if f.action == Action::Excluded {
                 self.inner
