@@ -6,14 +6,14 @@ use utf8gate_policy::{Mode, Verdict};
 /// The counter, registered in `registry`, every mode's series at 0.
 pub(super) fn counter(registry: &Registry) -> IntCounterVec {
     let help = "Bodies not read as text (binary), by mode.";
-    let counter = super::must(IntCounterVec::new(
+    let counter = must(IntCounterVec::new(
         Opts::new("not_text_total", help),
         &["mode"],
     ));
     for mode in [Mode::Proxy, Mode::Scan, Mode::Authz] {
         counter.with_label_values(&[mode.as_str()]);
     }
-    super::must(registry.register(Box::new(counter.clone())));
+    must(registry.register(Box::new(counter.clone())));
     counter
 }
 
@@ -22,4 +22,8 @@ pub(super) fn record(counter: &IntCounterVec, mode: Mode, verdict: &Verdict) {
     if verdict.not_text.is_some() {
         counter.with_label_values(&[mode.as_str()]).inc();
     }
+}
+
+fn must<T>(r: prometheus::Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("metric definition: {e}"))
 }
