@@ -43,6 +43,20 @@ mod tests {
         not_text(&ContentType::parse(content_type.unwrap_or_default()), head)
     }
 
+    /// The content decides for uploads only: a proxied body of no type is what a backend may
+    /// read as text, so a NUL in it is a finding (as before the rule), not a file type.
+    #[test]
+    fn a_proxied_body_of_no_type_is_text_and_an_upload_is_sniffed() {
+        use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
+        let request = Request::new("POST", b"/").body(b"a\0b \xC0\xAE\xC0\xAE/");
+        let proxied = evaluate(&Profile::strict(), &request).verdict;
+        assert_eq!(proxied.decision, Decision::Reject);
+        assert!(proxied.kinds().contains(&"nul") && proxied.kinds().contains(&"overlong"));
+        let upload = evaluate_upload(&Profile::strict(), &request).verdict;
+        assert_eq!(upload.decision, Decision::Allow);
+        assert!(upload.not_text.is_some());
+    }
+
     #[test]
     fn declared_types_decide_and_untyped_input_is_sniffed() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";

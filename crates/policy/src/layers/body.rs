@@ -9,13 +9,15 @@ use crate::profile::Profile;
 use crate::request::{BodyState, ContentType, Request, is_binary, is_utf8_label, trim};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
-/// backend may give it. A body that is not text (`crate::textual`: a binary type, or no type and
-/// binary content; binary multipart file parts likewise) is read only when `scan_binary`; why
-/// it was not is `out.not_text`.
+/// backend may give it. A body that is not text (`crate::textual`: a binary type, or, for an
+/// `upload`, no type and binary content; binary multipart file parts likewise) is read only
+/// when `scan_binary`; why it was not is `out.not_text`. A proxied body of no type is always
+/// read as text: a backend may read it so, and a NUL in it is a finding, not a file type.
 pub(crate) fn body<'a>(
     request: &'a Request,
     profile: &Profile,
     scan_binary: bool,
+    upload: bool,
     out: &mut Decomposed<'a>,
 ) {
     let body = &request.body;
@@ -25,7 +27,9 @@ pub(crate) fn body<'a>(
     let declared = declared_charset(request, &ct);
     // A type a reading claims is read so, binary or not (an archive, for its names).
     let claimed = readings::claiming(&ct).is_some();
-    let not_text = crate::textual::not_text(&ct, body).filter(|_| !scan_binary && !claimed);
+    let sniffed = upload || !ct.essence.is_empty();
+    let not_text =
+        (crate::textual::not_text(&ct, body)).filter(|_| !scan_binary && !claimed && sniffed);
     let read_as_text = not_text.is_none();
     out.not_text = not_text;
     // A signature says more than no charset or a UTF-8 one; a binary body has none.

@@ -105,7 +105,7 @@ pub(crate) fn decompose_upload<'a>(request: &'a Request, profile: &Profile) -> D
     let mut out = Decomposed::default();
     head::check(request, false, &mut out);
     if !request.body.is_empty() {
-        body::body(request, profile, profile.scan_binary, &mut out);
+        body::body(request, profile, profile.scan_binary, true, &mut out);
     }
     out
 }
@@ -161,7 +161,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     headers::readings(request, profile, &mut out);
 
     if body::whole_or_said(request, profile.scan_binary, &mut out) && !request.body.is_empty() {
-        body::body(request, profile, profile.scan_binary, &mut out);
+        body::body(request, profile, profile.scan_binary, false, &mut out);
     }
     readings::json_in_values(profile, &mut out);
     out
