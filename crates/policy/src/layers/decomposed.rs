@@ -120,6 +120,36 @@ impl<'a> Decomposed<'a> {
     }
 }
 
+/// Pushes a leading UTF-8 signature of `body` as a field of its own (so that it can be stripped
+/// alone); returns where the document after it starts (0 or 3).
+pub(super) fn signature_field<'a>(body: &'a [u8], out: &mut Decomposed<'a>) -> usize {
+    if !body.starts_with(&utf8gate_codec::UTF8_BOM) {
+        return 0;
+    }
+    let mut bom = Field::raw(
+        Location::part(Part::Body),
+        &body[..3],
+        Container::Body,
+        0..3,
+    );
+    bom.at_body_start = true;
+    out.fields.push(bom);
+    3
+}
+
+/// Pushes `body` from `start` as one text field: a document a reading could not read, which
+/// the application may still read as text.
+pub(super) fn text_from<'a>(body: &'a [u8], start: usize, out: &mut Decomposed<'a>) {
+    let mut field = Field::raw(
+        Location::part(Part::Body),
+        &body[start..],
+        Container::Body,
+        start..body.len(),
+    );
+    field.at_body_start = start == 0;
+    out.fields.push(field);
+}
+
 /// Pushes a body read as one field.
 pub(super) fn whole_body<'a>(body: &'a [u8], out: &mut Decomposed<'a>) {
     let mut field = Field::raw(

@@ -1,7 +1,7 @@
 //! The JSON reading: `application/json` and `+json` bodies, and bodies of no type or
 //! `text/plain` that parse as JSON (a second reading: frameworks that sniff read them so).
 
-use super::super::decomposed::Decomposed;
+use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::json;
 use super::super::reading::BodyReading;
 use crate::field::{Container, Encoding, Field};
@@ -42,19 +42,7 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
 /// decoded; a body that is not JSON is `malformed_body` and its bytes are still checked as
 /// text (the application may read it so).
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
-    let mut start = 0;
-    if body.starts_with(&utf8gate_codec::UTF8_BOM) {
-        // The document's signature is a field of its own, so that it can be stripped alone.
-        let mut bom = Field::raw(
-            Location::part(Part::Body),
-            &body[..3],
-            Container::Body,
-            0..3,
-        );
-        bom.at_body_start = true;
-        out.fields.push(bom);
-        start = 3;
-    }
+    let start = signature_field(body, out);
     match json::scan(&body[start..], limits(profile)) {
         Ok(strings) => json_fields(strings, start, out),
         Err(e) => {
@@ -77,15 +65,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
             };
             out.structural(Part::Body, kind, start + offset, message);
             // The application may still read it as text: check the bytes anyway.
-            let rest = &body[start..];
-            let mut field = Field::raw(
-                Location::part(Part::Body),
-                rest,
-                Container::Body,
-                start..body.len(),
-            );
-            field.at_body_start = start == 0;
-            out.fields.push(field);
+            text_from(body, start, out);
         }
     }
 }

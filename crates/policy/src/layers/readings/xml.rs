@@ -17,7 +17,7 @@ mod text;
 
 use quick_xml::events::Event;
 
-use super::super::decomposed::{Decomposed, whole_body};
+use super::super::decomposed::{Decomposed, text_from, whole_body};
 use super::super::reading::BodyReading;
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
@@ -80,14 +80,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
         // The application may still read it as text: its bytes are checked as one field (and
         // the fields read so far are dropped, so memory stays within the limit's).
         out.fields.truncate(first);
-        let mut field = Field::raw(
-            Location::part(Part::Body),
-            &body[start..],
-            Container::Body,
-            start..body.len(),
-        );
-        field.at_body_start = start == 0;
-        out.fields.push(field);
+        text_from(body, start, out);
     }
 }
 

@@ -15,9 +15,8 @@
 mod capped;
 mod walk;
 
-use super::super::decomposed::Decomposed;
+use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::reading::BodyReading;
-use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
@@ -46,30 +45,9 @@ fn claims(ct: &ContentType) -> bool {
 /// shows its malformed bytes) and its lossy text, what a repaired body would be, read as YAML,
 /// check-only. A body that is not YAML, or past a limit, is checked as text as well.
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
-    let mut start = 0;
-    if body.starts_with(&utf8gate_codec::UTF8_BOM) {
-        // The stream's signature is a field of its own, so that it can be stripped alone.
-        let mut bom = Field::raw(
-            Location::part(Part::Body),
-            &body[..3],
-            Container::Body,
-            0..3,
-        );
-        bom.at_body_start = true;
-        out.fields.push(bom);
-        start = 3;
-    }
+    let start = signature_field(body, out);
     let rest = &body[start..];
-    let as_text = |out: &mut Decomposed<'a>| {
-        let mut field = Field::raw(
-            Location::part(Part::Body),
-            rest,
-            Container::Body,
-            start..body.len(),
-        );
-        field.at_body_start = start == 0;
-        out.fields.push(field);
-    };
+    let as_text = |out: &mut Decomposed<'a>| text_from(body, start, out);
     match core::str::from_utf8(rest) {
         Ok(text) => {
             if !read_text(text, start, profile, out) {
@@ -181,7 +159,5 @@ fn bad_escape(text: &str, at: usize) -> Option<(usize, u32)> {
     None
 }
 
-#[cfg(test)]
-mod differential;
 #[cfg(test)]
 mod tests;

@@ -7,35 +7,17 @@
 //! Without Python and PyPI the test says so and passes, unless `REQUIRE_PYTHON_PARSERS=1`
 //! (CI) makes that a failure.
 
+mod support;
+
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use serde_json::{Value, json};
+use serde_json::json;
+use support::differential::{Rng, b64, python_or_skip, run_readers, unb64};
+use utf8gate_policy::{Decision, Part, Profile, Request, evaluate, read_fields};
 
-use super::*;
-use crate::{Decision, Request, evaluate};
-
-/// xorshift64*: the documents are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
+/// One of `items`, by value.
+fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+    items[rng.below(items.len())]
 }
 
 #[rustfmt::skip]
@@ -67,17 +49,17 @@ fn plain_safe(word: &str) -> bool {
 
 fn word(rng: &mut Rng) -> &'static str {
     if rng.chance(4) {
-        rng.pick(TRICKY)
+        pick(rng, TRICKY)
     } else {
-        rng.pick(WORDS)
+        pick(rng, WORDS)
     }
 }
 
 fn escape(rng: &mut Rng) -> &'static str {
     if rng.chance(3) {
-        rng.pick(BAD_ESCAPES)
+        pick(rng, BAD_ESCAPES)
     } else {
-        rng.pick(ESCAPES)
+        pick(rng, ESCAPES)
     }
 }
 
@@ -142,7 +124,7 @@ fn block_value(rng: &mut Rng, indent: usize, depth: usize, out: &mut String) {
     match rng.below(if depth > 3 { 3 } else { 6 }) {
         0 | 1 => out.push_str(&format!(" {}\n", flow_node(rng, depth))),
         2 => {
-            let header = rng.pick(&["|", ">", "|-", ">+", "|2"]);
+            let header = pick(rng, &["|", ">", "|-", ">+", "|2"]);
             out.push_str(&format!(" {header}\n"));
             for _ in 0..1 + rng.below(3) {
                 let word = word(rng).replace(['\n', '\u{85}', '\u{2028}'], "");
@@ -216,107 +198,28 @@ const HAND: &[&str] = &[
     "k: \"a\\/b\"\n",
 ];
 
-fn b64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b)) << (8 * (3 - chunk.len()));
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                A[(n >> (18 - 6 * i) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-    }
-    out
-}
-
-fn unb64(text: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            _ => 63,
-        };
-        acc = acc << 6 | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
-}
-
-fn python() -> Result<PathBuf, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new("bash")
-        .arg(root.join("tests/python/setup-venv.sh"))
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("bash: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("setup-venv.sh failed: {}", out.status));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    Ok(PathBuf::from(
-        text.lines().last().unwrap_or_default().trim(),
-    ))
-}
-
 /// The texts of utf8gate's YAML fields of `body`.
 fn our_strings(body: &[u8]) -> HashSet<Vec<u8>> {
-    let profile = Profile::strict();
-    let mut out = Decomposed::new(&profile);
-    read(
-        body,
-        &ContentType::parse(b"application/yaml"),
-        &profile,
-        false,
-        &mut out,
-    );
-    out.fields
-        .iter()
-        .filter(|f| matches!(f.location.part, Part::YamlKey | Part::YamlString))
-        .map(|f| f.bytes.to_vec())
+    let request = Request::new("POST", b"/")
+        .header("Content-Type", b"application/yaml")
+        .body(body);
+    read_fields(&Profile::strict(), &request)
+        .into_iter()
+        .filter(|(l, _)| matches!(l.part, Part::YamlKey | Part::YamlString))
+        .map(|(_, bytes)| bytes)
         .collect()
 }
 
 #[test]
 fn what_the_default_profile_allows_every_python_parser_reads_as_utf8gate_does() {
-    let py = match python() {
-        Ok(py) => py,
-        Err(why) if std::env::var("REQUIRE_PYTHON_PARSERS").as_deref() != Ok("1") => {
-            eprintln!(
-                "skipped: no Python parsers ({why}); REQUIRE_PYTHON_PARSERS=1 makes this fail"
-            );
-            return;
-        }
-        Err(why) => panic!("{why}"),
+    let Some(py) = python_or_skip() else {
+        return;
     };
     let mut rng = Rng(0x0059_A41E_D0C5_7EA3);
     let mut cases: Vec<Vec<u8>> = HAND.iter().map(|s| s.as_bytes().to_vec()).collect();
     cases.extend((0..4000).map(|_| document(&mut rng)));
     let input = json!({"cases": cases.iter().map(|b| json!({"body": b64(b)})).collect::<Vec<_>>()});
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut child = Command::new(&py)
-        .arg(root.join("tests/python/yaml_readers.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the readers");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "readers failed");
-    let readings: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let readings = run_readers(&py, "yaml_readers.py", &input);
     let parsers: Vec<String> = serde_json::from_value(readings["parsers"].clone()).unwrap();
     assert!(parsers.len() >= 2, "{parsers:?}");
     let (mut allowed, mut compared, mut refused_by_python) = (0, 0, 0);
