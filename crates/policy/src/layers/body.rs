@@ -220,13 +220,18 @@ fn typed<'a>(
 }
 
 /// The parts of a multipart body whose declared type a reading claims, read so as well (a
-/// JSON part's strings, escapes decoded), check-only, each field and finding at its part.
-/// A part is not read as multipart again: one level, as backends read them.
-fn typed_parts(body: &[u8], profile: &Profile, scan_binary: bool, out: &mut Decomposed) {
+/// JSON part's strings, escapes decoded), each field and finding at its part. Such a reading
+/// is the part's first: its fields are what a rewrite writes (a JSON string escaped, an XML
+/// text node), and the part's content as text is checked only. Rewritten as text, a document
+/// can change its syntax (NFC composes `>` U+0338 into U+226F, maps U+1FEF to a backtick).
+/// A form field of no type, sniffed, stays a second reading. A part is not read as multipart
+/// again: one level, as backends read them.
+fn typed_parts<'a>(body: &'a [u8], profile: &Profile, scan_binary: bool, out: &mut Decomposed<'a>) {
     for typed in std::mem::take(&mut out.typed_parts) {
         let ct = ContentType::parse(&typed.content_type);
         let content = &body[typed.span.clone()];
         let mut second = out.second();
+        let mut first = false;
         if ct.essence.is_empty() {
             // A form field of no type: the application may parse it (a JSON value).
             for sniffed in readings::READINGS.iter().filter_map(|r| r.sniffed) {
@@ -237,11 +242,20 @@ fn typed_parts(body: &[u8], profile: &Profile, scan_binary: bool, out: &mut Deco
             second.structural(at, FindingKind::ForeignCharset, 0, message);
         } else if let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") {
             (reading.read)(content, &ct, profile, scan_binary, &mut second);
+            first = true;
         }
         second.relocate(&typed.location);
-        for (_, finding) in &mut second.structural {
-            finding.offset += typed.span.start;
+        match typed.raw.filter(|_| first) {
+            Some(raw) => {
+                out.fields[raw].check_only = true;
+                out.absorb_at(second, typed.span.start);
+            }
+            None => {
+                for (_, finding) in &mut second.structural {
+                    finding.offset += typed.span.start;
+                }
+                out.absorb_check_only(second);
+            }
         }
-        out.absorb_check_only(second);
     }
 }

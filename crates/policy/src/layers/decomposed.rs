@@ -30,6 +30,8 @@ pub(crate) struct TypedPart {
     pub(crate) content_type: Vec<u8>,
     /// The part's location (name and index); its fields keep them.
     pub(crate) location: Location,
+    /// The index in `Decomposed::fields` of the part's content read as text, when it is one.
+    pub(crate) raw: Option<usize>,
 }
 
 impl Default for Decomposed<'_> {
@@ -98,13 +100,39 @@ impl<'a> Decomposed<'a> {
     }
 
     /// Puts every field and structural finding at `at`'s name and index (a second reading of
-    /// one value or part: its own locations say where inside it).
+    /// one value or part: its own locations say where inside it), and a field of the whole
+    /// document at `at`'s part.
     pub(super) fn relocate(&mut self, at: &Location) {
         let locations = self.fields.iter_mut().map(|f| &mut f.location);
         for location in locations.chain(self.structural.iter_mut().map(|(l, _)| l)) {
             location.name.clone_from(&at.name);
             location.index = at.index;
         }
+        // A document read as one text field (not well-formed) is the value or part itself.
+        for field in self
+            .fields
+            .iter_mut()
+            .filter(|f| f.location.part == Part::Body)
+        {
+            field.location.part = at.part;
+        }
+    }
+
+    /// Takes over the fields and findings of the reading of a part of the body that starts
+    /// at `offset`: they are the part's first reading, rewritten where they need it.
+    pub(super) fn absorb_at(&mut self, other: Decomposed<'a>, offset: usize) {
+        self.layer_room = self.layer_room.min(other.layer_room);
+        self.structural
+            .extend(other.structural.into_iter().map(|(l, mut f)| {
+                f.offset += offset;
+                (l, f)
+            }));
+        self.fields.extend(other.fields.into_iter().map(|mut f| {
+            if f.container == Container::Body {
+                f.span = f.span.start + offset..f.span.end + offset;
+            }
+            f
+        }));
     }
 
     /// Takes over the findings of a second reading, its fields checked but never rewritten.

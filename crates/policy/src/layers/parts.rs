@@ -146,6 +146,7 @@ pub(crate) fn multipart_body<'a>(
                     span: part.content.clone(),
                     content_type: declared.as_bytes().to_vec(),
                     location: location(Part::MultipartContent),
+                    raw: None,
                 });
             }
             continue;
@@ -179,6 +180,7 @@ pub(crate) fn multipart_body<'a>(
                     }
                     continue;
                 }
+                let raw = out.fields.len();
                 out.fields.push(field);
                 // A part typed JSON (or a form, XML) is also read so (Spring's `@RequestPart`);
                 // a form field of no type, as an untyped body is sniffed (JSON values).
@@ -192,6 +194,7 @@ pub(crate) fn multipart_body<'a>(
                         span: part.content.clone(),
                         content_type,
                         location: location(Part::MultipartContent),
+                        raw: Some(raw),
                     });
                 }
             }
