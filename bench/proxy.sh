@@ -19,7 +19,17 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DUR="${DUR:-10s}"; REPS="${REPS:-2}"
-WORK="$(mktemp -d)"; trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" 2>/dev/null || true; [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
+WORK="$(mktemp -d)"
+# Everything the run started stops when it ends, however it ends: the peer harness's nginx
+# instances and upstream (by the PID files in the run folder start.sh was given), the h2c
+# nginx, utf8gate, the floor and the baseline.
+cleanup() {
+  kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true
+  [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true
+  (cd "$WORK/modsec" && PEER_RUN_DIR="$WORK/run" ./stop.sh >/dev/null 2>&1) || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 cp -r "$ROOT/../shared/peers/modsec" "$WORK/modsec"; chmod -R u+w "$WORK/modsec"
 cd "$WORK/modsec"
 ./install.sh >/dev/null
@@ -37,7 +47,6 @@ if [ -n "${BASELINE:-}" ]; then
   env -u UTF8GATE_LOG_LEVEL "$BASELINE" serve --upstream http://127.0.0.1:18081 \
       --proxy-addr 127.0.0.1:18094 --api-addr 127.0.0.1:18095 --admin-addr 127.0.0.1:18096 2>/dev/null &
   BASE_PID=$!
-  trap 'kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true; [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true; (cd "$WORK/modsec" && ./stop.sh >/dev/null 2>&1) || true; rm -rf "$WORK"' EXIT
   TARGETS+=(baseline)
   for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18096/healthz && break; sleep 0.1; done
 fi
@@ -65,13 +74,13 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | nginx p50 / p99 | floor p50 / p99 | utf8gate p50 / p99 |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | utf8gate / floor | nginx p50 / p99 | floor p50 / p99 | utf8gate p50 / p99 |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   n=$(median <<<"${RPS[$name.nginx]}"); f=$(median <<<"${RPS[$name.floor]}"); u=$(median <<<"${RPS[$name.utf8gate]}")
-  printf '| %s | %s | %s | %s | %.2f× | %.2f× | %s / %s | %s / %s | %s / %s |\n' "$name" "$n" "$f" "$u" \
-    "$(echo "$f / $n" | bc -l)" "$(echo "$u / $n" | bc -l)" \
+  printf '| %s | %s | %s | %s | %.2f× | %.2f× | %.2f× | %s / %s | %s / %s | %s / %s |\n' "$name" "$n" "$f" "$u" \
+    "$(echo "$f / $n" | bc -l)" "$(echo "$u / $n" | bc -l)" "$(echo "$u / $f" | bc -l)" \
     "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.floor]}" "${P99[$name.floor]}" \
     "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
 done

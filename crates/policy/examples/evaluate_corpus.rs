@@ -1,6 +1,7 @@
-//! `cargo run --release -p utf8gate-policy --example evaluate_corpus -- SCRIPT SIZE REPS`:
+//! `cargo run --release -p utf8gate-policy --example evaluate_corpus -- SCRIPT SIZE REPS [json]`:
 //! evaluates one benchmark corpus (the `evaluate` bench's request: default profile,
-//! `text/plain` body) `REPS` times, for profiling the clean path under callgrind or perf
+//! `text/plain` body; with `json`, the same text as the strings of an `application/json`
+//! array, one per line of the corpus, escapes written as JSON writers write them) `REPS` times, for profiling the clean path under callgrind or perf
 //! without criterion's own work in the profile. Prints the rate of the repetitions.
 
 use std::hint::black_box;
@@ -15,11 +16,18 @@ fn main() {
     let script = args.get(1).map_or("latin", String::as_str);
     let size: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(64 << 10);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let json = args.get(4).is_some_and(|a| a == "json");
     let profile = Profile::strict();
     let text = corpus::text(script, size);
-    let request = Request::new("POST", b"/upload")
-        .header("Content-Type", b"text/plain; charset=utf-8")
-        .body(&text);
+    let request = if json {
+        Request::new("POST", b"/upload")
+            .header("Content-Type", b"application/json")
+            .body(&json_of(&text))
+    } else {
+        Request::new("POST", b"/upload")
+            .header("Content-Type", b"text/plain; charset=utf-8")
+            .body(&text)
+    };
     // Warm: the lazily built tables are built outside the measured repetitions.
     let first = evaluate(&profile, &request);
     assert_eq!(first.verdict.decision, Decision::Allow, "{script}");
@@ -38,4 +46,30 @@ fn measured(profile: &Profile, request: &Request, reps: usize) {
     for _ in 0..reps {
         black_box(evaluate(profile, black_box(request)).verdict.decision);
     }
+}
+
+/// `text` as a JSON array of strings, one per line, escaped as `serde_json` writes them.
+fn json_of(text: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(text).expect("the corpus is UTF-8");
+    let mut out = Vec::with_capacity(text.len() + text.len() / 16);
+    out.push(b'[');
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        for c in line.chars() {
+            match c {
+                '"' => out.extend_from_slice(b"\\\""),
+                '\\' => out.extend_from_slice(b"\\\\"),
+                c if (c as u32) < 0x20 => {
+                    out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+                }
+                c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+        }
+        out.push(b'"');
+    }
+    out.push(b']');
+    out
 }

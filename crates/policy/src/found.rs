@@ -27,13 +27,20 @@ pub(crate) const KIND_COUNT: usize = FindingKind::ALL.len();
 
 const _: () = assert!(KIND_COUNT <= 64, "KindSet is one u64");
 
-/// A count per finding kind, in a fixed array.
+/// A count per finding kind, in a fixed array, with the set of kinds counted (a clean field
+/// has none, and asking costs one comparison instead of a walk over every kind).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct KindCounts([u64; KIND_COUNT]);
+pub(crate) struct KindCounts {
+    counts: [u64; KIND_COUNT],
+    present: u64,
+}
 
 impl Default for KindCounts {
     fn default() -> KindCounts {
-        KindCounts([0; KIND_COUNT])
+        KindCounts {
+            counts: [0; KIND_COUNT],
+            present: 0,
+        }
     }
 }
 
@@ -46,28 +53,39 @@ impl core::fmt::Debug for KindCounts {
 impl KindCounts {
     /// Adds `n` to `kind`'s count.
     pub(crate) fn add(&mut self, kind: FindingKind, n: u64) {
-        self.0[kind.index()] += n;
+        self.counts[kind.index()] += n;
+        if n > 0 {
+            self.present |= 1 << kind.index();
+        }
     }
 
     /// `kind`'s count.
     #[cfg(test)]
     pub(crate) fn get(&self, kind: FindingKind) -> u64 {
-        self.0[kind.index()]
+        self.counts[kind.index()]
+    }
+
+    /// Whether no kind has a count.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.present == 0
     }
 
     /// The kinds with a count, in declaration order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (FindingKind, u64)> + '_ {
-        FindingKind::ALL
-            .iter()
-            .zip(self.0)
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| (*k, n))
+        let mut bits = self.present;
+        core::iter::from_fn(move || {
+            let i = bits.trailing_zeros() as usize;
+            (bits != 0).then(|| {
+                bits &= bits - 1;
+                (FindingKind::ALL[i], self.counts[i])
+            })
+        })
     }
 
     /// Adds every count of `other`.
     pub(crate) fn add_all(&mut self, other: &KindCounts) {
-        for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a += b;
+        for (kind, n) in other.iter() {
+            self.add(kind, n);
         }
     }
 }
@@ -88,11 +106,21 @@ impl KindSet {
 
     /// Whether some kind of the set has an action that rewrites (a repair: a CESU-8 pair's).
     pub(crate) fn rewrites_any(self, actions: &Actions) -> bool {
-        FindingKind::ALL.iter().any(|&k| {
+        self.kinds().any(|k| {
             let action = actions.get(k);
-            self.contains(k)
-                && action.rewrites()
-                && (action != Action::Repair || k == FindingKind::Cesu8Pair)
+            action.rewrites() && (action != Action::Repair || k == FindingKind::Cesu8Pair)
+        })
+    }
+
+    /// The kinds in the set, in declaration order.
+    pub(crate) fn kinds(self) -> impl Iterator<Item = FindingKind> {
+        let mut bits = self.0;
+        core::iter::from_fn(move || {
+            let i = bits.trailing_zeros() as usize;
+            (bits != 0).then(|| {
+                bits &= bits - 1;
+                FindingKind::ALL[i]
+            })
         })
     }
 
@@ -213,7 +241,7 @@ impl Found {
     /// On the heap when there is anything, `None` when nothing was reported: what a field
     /// keeps of its layers' findings (most fields have none, and a `Found` is large).
     pub(crate) fn boxed(self) -> Option<Box<Found>> {
-        let any = self.counts.iter().next().is_some() || !self.detailed.is_empty();
+        let any = !self.counts.is_empty() || !self.detailed.is_empty();
         any.then(|| Box::new(self))
     }
 

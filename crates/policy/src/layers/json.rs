@@ -14,20 +14,20 @@
 //! [`JsonString::value`]). It also accepts numbers of any magnitude (serde_json refuses a number
 //! that overflows `f64`, such as `1e400`, when it builds a `Value`): RFC 8259 sets no range.
 
-use core::fmt::Write as _;
 use core::ops::Range;
+use std::borrow::Cow;
 
 pub(crate) use error::JsonError;
 use error::syntax;
 pub(crate) use string::encode_string;
-use string::{Decoded, plain_run};
+use string::{Decoded, literal_len, plain_run};
 
 mod error;
 mod string;
 
 /// One JSON string token (an object key or a string value).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct JsonString {
+pub(crate) struct JsonString<'a> {
     /// RFC 6901 JSON pointer of the value (for a key: the pointer of the member it names), cut
     /// to [`MAX_POINTER_BYTES`] so that memory stays linear in the body.
     /// Built from the decoded key bytes (lossily converted with `String::from_utf8_lossy`),
@@ -43,7 +43,8 @@ pub(crate) struct JsonString {
     /// the quotes that are not escapes are copied as they are (even if they are not valid UTF-8).
     /// `\uXXXX` escapes decode to the UTF-8 of the scalar, a valid surrogate pair to the 4-byte
     /// UTF-8 of its supplementary scalar, and a lone surrogate to U+FFFD (EF BF BD).
-    pub(crate) value: Vec<u8>,
+    /// Borrowed from the body when the literal has no escape (most strings): no copy.
+    pub(crate) value: Cow<'a, [u8]>,
     /// Byte offsets in `value` where a lone-surrogate escape was replaced by U+FFFD (3 bytes
     /// each), with the surrogate's value (e.g. 0xD800).
     pub(crate) lone_surrogates: Vec<(usize, u16)>,
@@ -65,7 +66,7 @@ pub(crate) struct JsonLimits {
 /// allowed; not a leading BOM: the caller strips it before calling). Returns every key and string
 /// value in document order (a key comes right before its value), so the `raw` spans are
 /// increasing and disjoint.
-pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Vec<JsonString>, JsonError> {
+pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Vec<JsonString<'_>>, JsonError> {
     Scanner {
         body,
         pos: 0,
@@ -120,10 +121,10 @@ struct Scanner<'a> {
     /// Pointer of the value being read; containers remember their prefix length in it.
     pointer: String,
     /// Tokens found so far.
-    out: Vec<JsonString>,
+    out: Vec<JsonString<'a>>,
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
     /// The byte at the current offset.
     fn peek(&self) -> Option<u8> {
         self.body.get(self.pos).copied()
@@ -137,7 +138,7 @@ impl Scanner<'_> {
     }
 
     /// Reads the whole document.
-    fn run(mut self) -> Result<Vec<JsonString>, JsonError> {
+    fn run(mut self) -> Result<Vec<JsonString<'a>>, JsonError> {
         loop {
             // A value is expected here.
             self.skip_ws();
@@ -250,8 +251,20 @@ impl Scanner<'_> {
     /// Points `pointer` at element `index` of the array whose own pointer has `prefix_len` bytes.
     fn set_index(&mut self, prefix_len: usize, index: usize) {
         self.pointer.truncate(prefix_len);
-        // Writing to a String cannot fail.
-        let _ = write!(self.pointer, "/{index}");
+        self.pointer.push('/');
+        // Decimal digits by hand: `write!` costs hundreds of instructions per element.
+        let mut digits = [0u8; 20];
+        let mut n = index;
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        (digits[at..].iter()).for_each(|&d| self.pointer.push(char::from(d)));
     }
 
     /// Reads an object member's key (whitespace before it already skipped) and the `:` after
@@ -283,7 +296,7 @@ impl Scanner<'_> {
     }
 
     /// Records a token.
-    fn push(&mut self, decoded: Decoded, pointer: String, is_key: bool) {
+    fn push(&mut self, decoded: Decoded<'a>, pointer: String, is_key: bool) {
         self.out.push(JsonString {
             pointer,
             is_key,
@@ -295,38 +308,43 @@ impl Scanner<'_> {
     }
 
     /// Reads the string literal whose opening quote is at the current offset.
-    fn string(&mut self) -> Result<Decoded, JsonError> {
+    fn string(&mut self) -> Result<Decoded<'a>, JsonError> {
         if self.out.len() >= self.limits.max_strings {
             return Err(JsonError::TooManyStrings {
                 limit: self.limits.max_strings,
             });
         }
-        let body = self.body;
+        let body: &'a [u8] = self.body;
         let start = self.pos;
         let mut pos = start + 1;
-        // The string ends at or after the next quote byte, and decoding never lengthens it:
-        // the bytes up to that quote are a lower bound of its decoded length, and reserving
-        // them spares the copies of a growing buffer.
-        let hint = memchr::memchr(b'"', body.get(pos..).unwrap_or_default()).unwrap_or(0);
+        let rest = body.get(pos..).unwrap_or_default();
+        let run = plain_run(rest);
         let mut decoded = Decoded {
             raw: start..start,
-            value: Vec::with_capacity(hint),
+            value: Cow::Borrowed(rest.get(..run).unwrap_or_default()),
             lone_surrogates: Vec::new(),
             escaped_nuls: Vec::new(),
         };
+        pos += run;
+        if body.get(pos) == Some(&b'\\') {
+            // An escape: the value is decoded into a buffer, as long as the literal's rest
+            // (decoding never lengthens a string), so that it never grows.
+            let mut value =
+                Vec::with_capacity(run + literal_len(body.get(pos..).unwrap_or_default()));
+            value.extend_from_slice(&decoded.value);
+            decoded.value = Cow::Owned(value);
+        }
         loop {
-            let rest = body.get(pos..).unwrap_or_default();
-            let run = plain_run(rest);
-            decoded
-                .value
-                .extend_from_slice(rest.get(..run).unwrap_or_default());
-            pos += run;
             match body.get(pos) {
                 None => return Err(syntax(pos, "unterminated string")),
                 Some(b'"') => break,
                 Some(b'\\') => pos = decoded.escape(body, pos)?,
                 Some(_) => return Err(syntax(pos, "control character in string")),
             }
+            let rest = body.get(pos..).unwrap_or_default();
+            let run = plain_run(rest);
+            (decoded.value.to_mut()).extend_from_slice(rest.get(..run).unwrap_or_default());
+            pos += run;
         }
         self.pos = pos + 1;
         decoded.raw = start..self.pos;

@@ -3,6 +3,7 @@
 
 use core::fmt::Write as _;
 use core::ops::Range;
+use std::borrow::Cow;
 
 use super::error::{JsonError, syntax};
 
@@ -54,35 +55,34 @@ pub(super) fn hex4(body: &[u8], at: usize) -> Option<u16> {
 }
 
 /// A string token decoded, before it is given its pointer.
-pub(super) struct Decoded {
+pub(super) struct Decoded<'a> {
     /// Span of the literal, quotes included.
     pub(super) raw: Range<usize>,
-    /// Decoded bytes.
-    pub(super) value: Vec<u8>,
+    /// Decoded bytes: borrowed from the body when the literal has no escape.
+    pub(super) value: Cow<'a, [u8]>,
     /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit.
     pub(super) lone_surrogates: Vec<(usize, u16)>,
     /// Offsets in `value` of NULs from `\u0000`.
     pub(super) escaped_nuls: Vec<usize>,
 }
 
-impl Decoded {
+impl Decoded<'_> {
     /// Appends the UTF-8 of a scalar value (U+FFFD if `scalar` is not one, which the callers
     /// never pass).
     pub(super) fn push_scalar(&mut self, scalar: u32) {
         match char::from_u32(scalar) {
             Some(c) => {
                 let mut buf = [0u8; 4];
-                self.value
-                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                (self.value.to_mut()).extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             }
-            None => self.value.extend_from_slice(&REPLACEMENT),
+            None => self.value.to_mut().extend_from_slice(&REPLACEMENT),
         }
     }
 
     /// Appends U+FFFD for a lone surrogate and records it.
     pub(super) fn push_lone(&mut self, unit: u16) {
         self.lone_surrogates.push((self.value.len(), unit));
-        self.value.extend_from_slice(&REPLACEMENT);
+        self.value.to_mut().extend_from_slice(&REPLACEMENT);
     }
 
     /// Decodes the escape whose backslash is at `at`; returns the offset just past it. A high
@@ -127,7 +127,7 @@ impl Decoded {
             }
             _ => return Err(syntax(at, "invalid escape")),
         };
-        self.value.push(simple);
+        self.value.to_mut().push(simple);
         Ok(at + 2)
     }
 }
@@ -151,4 +151,17 @@ pub(super) fn plain_run(bytes: &[u8]) -> usize {
         .iter()
         .position(|&b| b < 0x20)
         .unwrap_or(head.len() - at)
+}
+
+/// The length of a string literal's rest that starts at `bytes`: up to its closing quote (the
+/// first one no backslash escapes), or all of `bytes` when there is none.
+pub(super) fn literal_len(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(i) = memchr::memchr2(b'"', b'\\', &bytes[at.min(bytes.len())..]) {
+        if bytes[at + i] == b'"' {
+            return at + i;
+        }
+        at += i + 2;
+    }
+    bytes.len()
 }

@@ -74,7 +74,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
 /// repeated in one object (same pointer: same parent, same decoded key) is
 /// `ambiguous_json_key` (the first one only); pointers cut at [`json::MAX_POINTER_BYTES`]
 /// are not compared.
-fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decomposed) {
+fn json_fields<'a>(strings: Vec<json::JsonString<'a>>, start: usize, out: &mut Decomposed<'a>) {
     use core::hash::BuildHasher;
     let hasher = std::collections::hash_map::RandomState::new();
     let mut keys = std::collections::HashSet::new();
@@ -115,7 +115,7 @@ fn json_fields(strings: Vec<json::JsonString>, start: usize, out: &mut Decompose
         out.layer_room -= layer_findings.detailed.len();
         out.fields.push(Field {
             location: Location::part(part).with_pointer(&s.pointer),
-            bytes: s.value.into(),
+            bytes: s.value,
             container: Container::Body,
             span: start + s.raw.start..start + s.raw.end,
             encoding: Encoding::JsonString,

@@ -53,7 +53,7 @@ fn syntax_errors() {
         );
     }
     for b in [0x20u8, 0x7F, 0x80, 0xFF] {
-        assert_eq!(scan(&[b'"', b, b'"'], LIMITS).unwrap()[0].value, [b]);
+        assert_eq!(*scan(&[b'"', b, b'"'], LIMITS).unwrap()[0].value, [b]);
     }
 }
 
