@@ -218,6 +218,16 @@ impl Location {
         self
     }
 
+    /// Adds a pointer the caller no longer needs (capped like names): no copy when it is
+    /// within the cap.
+    pub fn with_owned_pointer(mut self, mut pointer: String) -> Location {
+        if pointer.len() > 4 * MAX_NAME_CHARS {
+            pointer = capped(&pointer, 4 * MAX_NAME_CHARS);
+        }
+        self.pointer = Some(pointer);
+        self
+    }
+
     /// Adds an index.
     pub fn with_index(mut self, index: usize) -> Location {
         self.index = Some(index);
@@ -240,6 +250,24 @@ fn capped(text: &str, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::capped;
+
+    /// A pointer handed over is cut as one copied is.
+    #[test]
+    fn owned_pointers_are_capped_as_borrowed_ones() {
+        use super::{Location, Part};
+        for pointer in [
+            "",
+            "/a",
+            &"/é".repeat(300),
+            &"/ab".repeat(200),
+            &"日".repeat(513),
+        ] {
+            assert_eq!(
+                Location::part(Part::JsonString).with_owned_pointer(pointer.to_string()),
+                Location::part(Part::JsonString).with_pointer(pointer),
+            );
+        }
+    }
 
     /// Names are cut to a number of characters, never inside one.
     #[test]

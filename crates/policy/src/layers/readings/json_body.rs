@@ -98,30 +98,43 @@ fn json_fields<'a>(strings: Vec<json::JsonString<'a>>, start: usize, out: &mut D
         } else {
             Part::JsonString
         };
-        let mut layer_findings = Found::new(out.layer_room, KindSet::default());
-        for &(at, unit) in &s.lone_surrogates {
-            let kind = FindingKind::EscapedSurrogate;
-            layer_findings.report(kind, at, 3, Fix::None, || {
-                RawFinding::new(
-                    kind,
-                    at,
-                    &s.value[at..(at + 3).min(s.value.len())],
-                    Fix::None,
-                    Some(utf8gate_codec::format_scalar(u32::from(unit))),
-                    format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
-                )
-            });
-        }
-        out.layer_room -= layer_findings.detailed.len();
+        // Most strings have no lone surrogate, and a `Found` is large: built only for one.
+        let layer_findings = if s.lone_surrogates.is_empty() {
+            None
+        } else {
+            let found = lone_surrogates(&s, out.layer_room);
+            out.layer_room -= found.detailed.len();
+            found.boxed()
+        };
         out.fields.push(Field {
-            location: Location::part(part).with_pointer(&s.pointer),
+            location: Location::part(part).with_owned_pointer(s.pointer),
             bytes: s.value,
             container: Container::Body,
             span: start + s.raw.start..start + s.raw.end,
             encoding: Encoding::JsonString,
             at_body_start: false,
-            layer_findings: layer_findings.boxed(),
+            layer_findings,
             check_only: false,
         });
     }
+}
+
+/// The `escaped_surrogate` findings of a string's lone surrogate escapes, with room for
+/// `room` detailed ones.
+fn lone_surrogates(s: &json::JsonString, room: usize) -> Found {
+    let mut found = Found::new(room, KindSet::default());
+    for &(at, unit) in &s.lone_surrogates {
+        let kind = FindingKind::EscapedSurrogate;
+        found.report(kind, at, 3, Fix::None, || {
+            RawFinding::new(
+                kind,
+                at,
+                &s.value[at..(at + 3).min(s.value.len())],
+                Fix::None,
+                Some(utf8gate_codec::format_scalar(u32::from(unit))),
+                format!("\\u{unit:04X} escape is a lone surrogate (decoded as U+FFFD)"),
+            )
+        });
+    }
+    found
 }
