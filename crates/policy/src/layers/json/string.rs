@@ -138,6 +138,16 @@ impl Decoded<'_> {
 /// so long strings of text cost little more than a copy.
 pub(super) fn plain_run(bytes: &[u8]) -> usize {
     const BLOCK: usize = 64;
+    // Short runs (escape-dense text) are found byte by byte: `memchr2` costs more to set up.
+    const SHORT: usize = 16;
+    for (i, &b) in bytes.iter().take(SHORT).enumerate() {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+    }
+    if bytes.len() <= SHORT {
+        return bytes.len();
+    }
     let end = memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len());
     let head = &bytes[..end];
     let mut at = 0;
