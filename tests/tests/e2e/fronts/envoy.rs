@@ -9,8 +9,9 @@
 //!
 //! `clean_and_tricks`: clean non-ASCII passes byte-identical, every trick in every place is
 //! denied; `bodies`: `max_request_bytes` and cut bodies; `paths`: path normalisation and merged
-//! header lines.
+//! header lines; `answers`: denials, sanitize decisions and failing closed.
 
+mod answers;
 mod bodies;
 mod clean_and_tricks;
 mod paths;
