@@ -71,10 +71,15 @@ async fn relay(client: TcpStream, to: SocketAddr, record: Arc<Mutex<Vec<u8>>>) {
     let up = async {
         let mut buf = vec![0u8; 64 * 1024];
         while let Ok(n) = client_read.read(&mut buf).await {
-            if n == 0 || server_write.write_all(&buf[..n]).await.is_err() {
+            if n == 0 {
                 break;
             }
+            // Kept before it is passed on: whatever answer the test sees, what was asked is
+            // already here.
             lock(&record).extend_from_slice(&buf[..n]);
+            if server_write.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
         }
         let _ = server_write.shutdown().await;
     };
