@@ -11,7 +11,8 @@
 //! - [`HungUpstream`] (accepts, never answers), [`ResettingUpstream`] (answers part of a
 //!   response, then resets) and [`dead_addr`] (refuses).
 //! - Real front proxies and browsers ([`front_tool`], [`ProcessGroup`], [`ScratchDir`],
-//!   [`exchange_from`] a chosen loopback address) for `tests/e2e/fronts/`.
+//!   [`exchange_from`] a chosen loopback address) for `tests/e2e/fronts/`, and a [`Relay`]
+//!   between a front and utf8gate that keeps what the front asked.
 //! - A raw HTTP/1.1 client over [`tokio::net::TcpStream`]: [`exchange`] writes bytes no well-behaved
 //!   client would send (raw header bytes, oversized heads) while reading the response, and
 //!   [`RawConn`] drives a connection step by step (slowloris).
@@ -49,6 +50,7 @@ mod gateway;
 mod h2;
 mod html;
 mod memory_limit;
+mod relay;
 mod upstream;
 mod websocket;
 
@@ -59,5 +61,6 @@ pub use gateway::*;
 pub use h2::*;
 pub use html::*;
 pub use memory_limit::*;
+pub use relay::*;
 pub use upstream::*;
 pub use websocket::*;

@@ -10,7 +10,7 @@ use axum::routing::{any, post};
 
 use crate::gate::{Outcome, Use};
 use crate::layers::body_limit::read_whole;
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
 
@@ -38,6 +38,10 @@ pub fn router(state: AppState) -> Router {
         .route("/authz/envoy/", any(authz::envoy))
         .route("/authz/envoy/{*path}", any(authz::envoy))
         .route("/authz/forward", any(authz::forward))
+        // Everything else is a problem too (with its audit line and `refused` count under
+        // `/authz/` and `/v1/`), never a bare status.
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .route(
             "/openapi.json",
             axum::routing::get(move || async move {
@@ -45,6 +49,23 @@ pub fn router(state: AppState) -> Router {
             }),
         )
         .with_state(state)
+}
+
+/// A path no route serves.
+async fn not_found() -> Problem {
+    let routes = "/v1/scan, /v1/sanitize, /authz/envoy/{path}, /authz/forward, /openapi.json";
+    Problem::new(
+        ProblemKind::NotFound,
+        format!("the API listener serves {routes}"),
+    )
+}
+
+/// A method a route does not take (`GET /v1/scan`); axum adds `Allow`.
+async fn method_not_allowed() -> Problem {
+    Problem::new(
+        ProblemKind::MethodNotAllowed,
+        "the route does not take this method",
+    )
 }
 
 /// `docs/openapi.json` with the `profile` query parameter's enum set to `profiles` (this

@@ -1,5 +1,6 @@
-//! The audit line: one JSON object per evaluated request (target `utf8gate::audit`, message
-//! `request`), with kinds and counts, never the offending bytes.
+//! The audit line: one JSON object per request (target `utf8gate::audit`, message `request`),
+//! with kinds and counts, never the offending bytes; a request refused before a verdict has
+//! one too (`refused`: decision `refused` and the problem's type).
 //!
 //! The gate attaches an [`AuditRecord`] to the response it decides; the listener's audit layer
 //! (`layers::audit`) adds the status and the duration and calls [`write`]. In the JSON log
@@ -17,6 +18,10 @@ use serde::Serialize;
 use utf8gate_policy::{Decision, Mode};
 
 use crate::routes::Route;
+
+mod refused;
+
+pub use refused::{Refusal, write_refused};
 
 /// What the gate decided about one request, for its audit line and metrics.
 #[derive(Clone, Debug)]

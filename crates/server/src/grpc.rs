@@ -14,8 +14,11 @@ use tower::limit::GlobalConcurrencyLimitLayer;
 use utf8gate_policy::Mode;
 
 use crate::api::authz::{Judged, judge};
+use crate::audit::Refusal;
 use crate::budget::Charge;
 use crate::layers::request_id::RequestIds;
+use crate::problem::{ErrorStyle, Format, Problem, negotiate};
+use crate::routes::Route;
 use crate::state::AppState;
 
 mod answer;
@@ -39,40 +42,78 @@ impl ExtAuthz {
     }
 
     /// The answer to one check, its metrics recorded and its audit line written; `charge` is
-    /// what its body holds of the memory budget.
-    pub async fn answer(
-        &self,
-        check: CheckRequest,
-        charge: &Charge,
-    ) -> Result<CheckResponse, tonic::Status> {
+    /// what its body holds of the memory budget. A check that describes no HTTP request is
+    /// refused (400 `bad-check`, gRPC status INVALID_ARGUMENT) like any check refused before
+    /// a verdict: a denial with its problem, counted `refused`, with its audit line.
+    pub async fn answer(&self, check: CheckRequest, charge: &Charge) -> CheckResponse {
         let started = Instant::now();
-        let described = described::request(check)?;
+        let described = match described::request(check) {
+            Ok(described) => described,
+            Err(problem) => {
+                let id = self.ids.of(&axum::http::HeaderMap::new());
+                return self.refused(problem, None, id.as_str(), &[], started).await;
+            }
+        };
         let id = self.ids.of(&described.id_headers);
+        // The client's `Accept`, when Envoy passed it on: a browser gets the page.
+        let accept: Vec<Vec<u8>> = (described.request.headers.iter())
+            .filter(|(name, _)| name == "accept")
+            .map(|(_, value)| value.clone())
+            .collect();
         let judged = judge(&self.state, described.request, charge).await;
-        let seconds = || started.elapsed().as_secs_f64();
-        let metrics = &self.state.metrics;
-        Ok(match judged {
+        match judged {
             Judged::Refused(problem, route) => {
-                let style = route
-                    .as_ref()
-                    .map_or(self.state.config.errors, |r| r.errors);
-                let route_name = route.as_ref().map_or("", |r| r.name.as_str());
-                metrics.record_refused(Mode::Authz, route_name, seconds());
-                answer::denied(problem, id.as_str(), style).await
+                let route = route.as_deref();
+                (self.refused(problem, route, id.as_str(), &accept, started)).await
             }
             Judged::Passed(mut passed, route) => {
                 let received = std::mem::take(&mut passed.request);
                 let decision = passed.decision.as_str();
                 let (outcome, record) = passed.into_parts();
+                let style = route.errors;
+                let format = format_of(style, &accept);
                 let (response, status) =
-                    answer::of_outcome(outcome, &received, decision, id.as_str(), route.errors)
+                    answer::of_outcome(outcome, &received, decision, id.as_str(), style, format)
                         .await;
-                let seconds = seconds();
-                metrics.observe(record.mode, seconds);
+                let seconds = started.elapsed().as_secs_f64();
+                self.state.metrics.observe(record.mode, seconds);
                 crate::audit::write(&record, id.as_str(), status, seconds);
                 response
             }
-        })
+        }
+    }
+
+    /// The denial of a check refused before a verdict (under `route` when one was chosen),
+    /// counted `refused` and written to the audit log.
+    async fn refused(
+        &self,
+        problem: Problem,
+        route: Option<&Route>,
+        id: &str,
+        accept: &[Vec<u8>],
+        started: Instant,
+    ) -> CheckResponse {
+        let style = route.map_or(self.state.config.errors, |r| r.errors);
+        let seconds = started.elapsed().as_secs_f64();
+        let name = route.map(|r| r.name.as_str());
+        (self.state.metrics).record_refused(Mode::Authz, name.unwrap_or(""), seconds);
+        let refusal = Refusal {
+            mode: Mode::Authz,
+            route: name.unwrap_or("-"),
+            problem: problem.kind.slug(),
+            status: problem.status.as_u16(),
+        };
+        crate::audit::write_refused(refusal, id, seconds);
+        answer::denied(problem, id, style, format_of(style, accept)).await
+    }
+}
+
+/// The representation of a denial: negotiated on the described request's `Accept` when the
+/// style allows HTML, as the HTTP checks negotiate theirs.
+fn format_of(style: ErrorStyle, accept: &[Vec<u8>]) -> Format {
+    match style.html && !accept.is_empty() {
+        true => negotiate(accept.iter().map(Vec::as_slice)),
+        false => Format::Json,
     }
 }
 
@@ -86,15 +127,13 @@ impl Authorization for ExtAuthz {
         if let Some(charged::Refused(problem, arrived)) = extensions.get::<charged::Refused>() {
             // Its body was never read: there is no request to take an id or a route from.
             let id = self.ids.of(&axum::http::HeaderMap::new());
-            let seconds = arrived.elapsed().as_secs_f64();
-            self.state.metrics.record_refused(Mode::Authz, "", seconds);
-            let style = self.state.config.errors;
-            let denied = answer::denied(problem.clone(), id.as_str(), style).await;
-            return Ok(tonic::Response::new(denied));
+            let denied = self.refused(problem.clone(), None, id.as_str(), &[], *arrived);
+            return Ok(tonic::Response::new(denied.await));
         }
         let charge = extensions.get::<Charge>().cloned();
         let charge = charge.unwrap_or_else(|| self.state.budget.empty());
-        (self.answer(request.into_inner(), &charge).await).map(tonic::Response::new)
+        let answer = self.answer(request.into_inner(), &charge).await;
+        Ok(tonic::Response::new(answer))
     }
 }
 

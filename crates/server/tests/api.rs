@@ -286,3 +286,27 @@ async fn the_served_document_lists_exactly_the_profiles_this_instance_accepts() 
         serde_json::json!(built_in)
     );
 }
+
+/// A path or method no API route serves is a problem like every other error, never a bare
+/// status: `not-found` (404) and `method-not-allowed` (405, with axum's `Allow`).
+#[tokio::test]
+async fn unknown_api_paths_and_methods_are_problems() {
+    let (_, api, _) = routers(&state());
+    let request = Request::get("/authz/nope")
+        .body(Body::empty())
+        .expect("request");
+    let (status, headers, body) = call(api.clone(), request).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(headers["content-type"], "application/problem+json");
+    let v: serde_json::Value = serde_json::from_slice(&body).expect("problem+json");
+    assert_eq!(v["type"], "urn:utf8gate:problem:not-found");
+
+    let request = Request::get("/v1/scan")
+        .body(Body::empty())
+        .expect("request");
+    let (status, headers, body) = call(api, request).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(headers["allow"], "POST");
+    let v: serde_json::Value = serde_json::from_slice(&body).expect("problem+json");
+    assert_eq!(v["type"], "urn:utf8gate:problem:method-not-allowed");
+}

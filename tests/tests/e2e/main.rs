@@ -11,6 +11,7 @@
 mod admin;
 mod api;
 mod authz;
+mod authz_refused;
 mod budget;
 mod cli;
 mod corpora;

@@ -2,7 +2,7 @@
 //! decision sets the headers the sanitizer rewrote (ext_authz can set, append and remove
 //! headers and query parameters, never rewrite the path or the body: those go as received,
 //! as with the HTTP check); deny is `DeniedResponse` with `policy.authz_deny_status` and the
-//! problem+json body, status PERMISSION_DENIED.
+//! problem+json body (the page for a browser's `Accept`), status PERMISSION_DENIED.
 
 use axum::response::Response;
 use envoy_types::ext_authz::v3::pb::{
@@ -19,6 +19,7 @@ use crate::problem::{ErrorStyle, Format, Problem, ProblemKind, render_into};
 
 /// gRPC status codes (google.rpc.Code).
 const OK: i32 = 0;
+const INVALID_ARGUMENT: i32 = 3;
 const PERMISSION_DENIED: i32 = 7;
 const UNAVAILABLE: i32 = 14;
 
@@ -31,11 +32,12 @@ pub(super) async fn of_outcome(
     decision: &str,
     id: &str,
     style: ErrorStyle,
+    format: Format,
 ) -> (CheckResponse, u16) {
     let mut headers = match outcome {
         Outcome::Refuse(problem) => {
             let status = problem.status.as_u16();
-            return (denied(problem, id, style).await, status);
+            return (denied(problem, id, style, format).await, status);
         }
         Outcome::Rewritten(sanitized) => rewritten_headers(received, &sanitized),
         Outcome::Forward | Outcome::Report(_) => Vec::new(),
@@ -82,16 +84,23 @@ fn rewritten_headers(received: &Request, sanitized: &Request) -> Vec<HeaderValue
     out
 }
 
-/// `DeniedResponse` with the problem's status, headers and problem+json body; the gRPC status
-/// is UNAVAILABLE for the memory budget's refusal, PERMISSION_DENIED otherwise.
-pub(super) async fn denied(problem: Problem, id: &str, style: ErrorStyle) -> CheckResponse {
+/// `DeniedResponse` with the problem's status, headers and body (problem+json, or the page when
+/// `format` says so); the gRPC status is UNAVAILABLE for the memory budget's refusal,
+/// INVALID_ARGUMENT for a check that describes no request, PERMISSION_DENIED otherwise.
+pub(super) async fn denied(
+    problem: Problem,
+    id: &str,
+    style: ErrorStyle,
+    format: Format,
+) -> CheckResponse {
     let message = problem.detail.clone();
     let code = match problem.kind {
         ProblemKind::Busy => UNAVAILABLE,
+        ProblemKind::BadCheck => INVALID_ARGUMENT,
         _ => PERMISSION_DENIED,
     };
     let mut response = Response::default();
-    render_into(&mut response, problem, id, style, Format::Json);
+    render_into(&mut response, problem, id, style, format);
     let status = response.status().as_u16();
     let mut headers: Vec<HeaderValueOption> = Vec::new();
     for (name, value) in response.headers() {

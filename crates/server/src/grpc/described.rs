@@ -9,6 +9,7 @@ use envoy_types::ext_authz::v3::pb::CheckRequest;
 use utf8gate_policy::{Mode, Request};
 
 use crate::api::authz::body_state;
+use crate::problem::{Problem, ProblemKind};
 
 /// A described request and the headers its request id is taken from.
 pub(super) struct Described {
@@ -18,13 +19,12 @@ pub(super) struct Described {
     pub(super) id_headers: HeaderMap,
 }
 
-/// Reads `check`; a check without `attributes.request.http` is an invalid argument.
-pub(super) fn request(check: CheckRequest) -> Result<Described, tonic::Status> {
-    let http = check
-        .attributes
+/// Reads `check`; a check without `attributes.request.http` is refused (`bad-check`).
+pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
+    let http = (check.attributes)
         .and_then(|a| a.request)
         .and_then(|r| r.http)
-        .ok_or_else(|| tonic::Status::invalid_argument("no attributes.request.http"))?;
+        .ok_or_else(|| Problem::new(ProblemKind::BadCheck, "no attributes.request.http"))?;
     let mut blind = false;
     let mut target = None;
     let mut authority = None;
@@ -178,8 +178,9 @@ mod tests {
     }
 
     #[test]
-    fn a_check_without_an_http_request_is_an_invalid_argument() {
-        let status = request(CheckRequest::default()).err().expect("refused");
-        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    fn a_check_without_an_http_request_is_a_bad_check() {
+        let problem = request(CheckRequest::default()).err().expect("refused");
+        assert_eq!(problem.kind, ProblemKind::BadCheck);
+        assert_eq!(problem.status, 400);
     }
 }

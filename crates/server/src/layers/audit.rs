@@ -1,7 +1,8 @@
 //! Metrics and the audit line, once per request: the duration from arrival to response, the
 //! gate's [`AuditRecord`] (if the request reached the gate) written as the audit line, and a
-//! `refused` request counted when an audited route answered with an error before any verdict
-//! (a limit, an unreadable body, an unknown profile, shed load).
+//! `refused` request counted, with its own audit line, when an audited route answered with an
+//! error before any verdict (a limit, an unreadable body, an unknown profile or API route,
+//! shed load).
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -11,7 +12,7 @@ use axum::http::{Request, StatusCode, Uri};
 use axum::response::Response;
 use utf8gate_policy::Mode;
 
-use crate::audit::AuditRecord;
+use crate::audit::{AuditRecord, Refusal};
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::metrics::Metrics;
@@ -102,6 +103,15 @@ impl Hook for Record {
             if status.is_client_error() || status.is_server_error() {
                 let route = self.route.as_ref().map_or("", |r| r.name.as_str());
                 self.metrics.record_refused(mode, route, seconds);
+                let problem = response.extensions().get::<Problem>();
+                let refusal = Refusal {
+                    mode,
+                    route: self.route.as_ref().map_or("-", |r| r.name.as_str()),
+                    problem: problem.map_or("-", |p| p.kind.slug()),
+                    status: status.as_u16(),
+                };
+                let id = self.id.as_ref().map_or("-", RequestId::as_str);
+                crate::audit::write_refused(refusal, id, seconds);
             }
         }
         if status == StatusCode::PAYLOAD_TOO_LARGE {

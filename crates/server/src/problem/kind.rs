@@ -45,6 +45,10 @@ problem_kinds! {
     BadQuery => (BAD_REQUEST, "bad-query", "Bad query string"),
     /// `?profile=` names no profile.
     UnknownProfile => (BAD_REQUEST, "unknown-profile", "Unknown profile"),
+    /// No route of the API listener serves the request's path.
+    NotFound => (NOT_FOUND, "not-found", "Not found"),
+    /// A gRPC check that describes no HTTP request (`attributes.request.http`).
+    BadCheck => (BAD_REQUEST, "bad-check", "Check describes no HTTP request"),
     /// A request target that cannot be forwarded.
     BadTarget => (BAD_REQUEST, "bad-target", "Bad request target"),
     /// A rewritten header value that cannot be sent.

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Requests per second through Envoy with and without utf8gate's ext_authz check, measured with
+# wrk in the same run, alternating: Envoy without the ext_authz filter (the shipped envoy.yaml
+# with that filter taken out), Envoy with the shipped deploy/envoy/envoy.yaml (HTTP check on
+# utf8gate's api listener) and with deploy/envoy/envoy-grpc.yaml (gRPC check on its
+# grpc_authz listener). The shipped files run with their addresses replaced, as in
+# tests/tests/e2e/fronts/envoy.rs. The application is nginx answering 200 from memory, so the
+# figures are Envoy's and utf8gate's. Envoy is the pinned one (tests/fronts/setup-envoy.sh).
+#
+# usage: bench/envoy.sh            (DUR=10s REPS=3 CONNS=16 by default)
+# Prints every rep and a table of medians for docs/BENCHMARKS.md.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DUR="${DUR:-10s}"; REPS="${REPS:-3}"; CONNS="${CONNS:-16}"
+command -v wrk >/dev/null || { echo "bench/envoy.sh needs wrk (apt-get install wrk)" >&2; exit 1; }
+NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
+ENVOY_BIN=${ENVOY_BIN:-$(bash "$ROOT/tests/fronts/setup-envoy.sh" | tail -n 1)}
+(cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate)
+UTF8GATE="${CARGO_TARGET_DIR:-$ROOT/target}/release/utf8gate"
+
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  "$NGINX_BIN" -s stop -c "$WORK/nginx.conf" -p "$WORK" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Ports: application 18401, utf8gate api 18402, admin 18403, gRPC check 18404; Envoy without
+# the check 18410, with the HTTP check 18411, with the gRPC check 18412.
+mkdir -p "$WORK/logs"
+cat >"$WORK/nginx.conf" <<EOF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/body; proxy_temp_path $WORK/proxy;
+    fastcgi_temp_path $WORK/f; uwsgi_temp_path $WORK/u; scgi_temp_path $WORK/s;
+    client_max_body_size 16m;
+    client_body_buffer_size 1m;
+    server {
+        listen 127.0.0.1:18401;
+        keepalive_requests 1000000;
+        location / { return 200 "ok\n"; }
+    }
+}
+EOF
+"$NGINX_BIN" -c "$WORK/nginx.conf" -p "$WORK"
+
+printf '[listen]\ngrpc_authz_addr = "127.0.0.1:18404"\n' >"$WORK/utf8gate.toml"
+env -u UTF8GATE_LOG_LEVEL "$UTF8GATE" serve --config "$WORK/utf8gate.toml" \
+    --api-addr 127.0.0.1:18402 --admin-addr 127.0.0.1:18403 2>/dev/null &
+PIDS+=($!)
+
+# The shipped files, addresses replaced (the same replacements as the e2e test).
+python3 - "$ROOT" "$WORK" <<'PY'
+import re, sys
+root, work = sys.argv[1], sys.argv[2]
+def load(name, port):
+    s = open(f"{root}/deploy/envoy/{name}").read()
+    for old, new in [("address: 0.0.0.0", "address: 127.0.0.1"), ("port_value: 10000", f"port_value: {port}"),
+                     ("port_value: 3000", "port_value: 18401")]:
+        assert s.count(old) == 1, old
+        s = s.replace(old, new)
+    return s
+http = load("envoy.yaml", 18411)
+http = http.replace("uri: http://127.0.0.1:8081", "uri: http://127.0.0.1:18402").replace("port_value: 8081", "port_value: 18402")
+open(f"{work}/http.yaml", "w").write(http)
+grpc = load("envoy-grpc.yaml", 18412).replace("port_value: 9191", "port_value: 18404")
+open(f"{work}/grpc.yaml", "w").write(grpc)
+# Without the check: envoy.yaml with its ext_authz filter entry (up to the router's) removed.
+bare = load("envoy.yaml", 18410)
+start = bare.index("                  - name: envoy.filters.http.ext_authz")
+end = bare.index("                  - name: envoy.filters.http.router")
+open(f"{work}/bare.yaml", "w").write(bare[:start] + bare[end:])
+PY
+for cfg in bare http grpc; do
+  "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
+      >"$WORK/logs/envoy-$cfg.log" 2>&1 &
+  PIDS+=($!)
+done
+declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412)
+for t in no-authz http-authz grpc-authz; do
+  for _ in $(seq 1 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:${PORT[$t]}/ready")" = 200 ] && break
+    sleep 0.1
+  done
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT[$t]}/ready")" = 200 ] \
+    || { echo "envoy $t is not ready" >&2; cat "$WORK"/logs/*.log >&2; exit 1; }
+done
+
+# Workloads: a GET with a non-ASCII path and query, and a 16 KiB JSON POST of mixed scripts.
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+words = ["Αθήνα", "東京", "Привет", "مرحبا", "नमस्ते", "Zoë", "résumé", "👍🏽", "plain ascii text"]
+doc, n = {}, 0
+while len(json.dumps(doc, ensure_ascii=False).encode()) < 16 * 1024:
+    doc[f"k{n}"] = " ".join(words[(n + i) % len(words)] for i in range(6)); n += 1
+open(f"{work}/json16k.json", "w", encoding="utf-8").write(json.dumps(doc, ensure_ascii=False))
+PY
+cat >"$WORK/post.lua" <<'EOF'
+local f = assert(io.open(os.getenv("BODY_FILE"), "rb"))
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "application/json"
+EOF
+WORKLOADS=("get|/caf%C3%A9/%E6%9D%B1%E4%BA%AC?q=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82|" "json16k|/api/json|$WORK/post.lua")
+declare -A RPS P50 P99
+for rep in $(seq 1 "$REPS"); do
+  for w in "${WORKLOADS[@]}"; do
+    IFS='|' read -r name path script <<<"$w"
+    for t in no-authz http-authz grpc-authz; do
+      out=$(BODY_FILE="$WORK/json16k.json" timeout 60 wrk -t1 -c"$CONNS" -d"$DUR" --timeout 10s --latency \
+            ${script:+-s "$script"} "http://127.0.0.1:${PORT[$t]}$path" 2>&1 || true)
+      non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
+      [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
+      rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
+      p50=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}'); p99=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
+      RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
+      P50[$name.$t]="${P50[$name.$t]:-} $p50"; P99[$name.$t]="${P99[$name.$t]:-} $p99"
+      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99"
+      sleep 2
+    done
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo
+echo "| workload | Envoy alone req/s | + HTTP ext_authz req/s | + gRPC ext_authz req/s | HTTP / alone | gRPC / alone |"
+echo "|---|---|---|---|---|---|"
+for w in "${WORKLOADS[@]}"; do
+  name=${w%%|*}
+  a=$(median <<<"${RPS[$name.no-authz]}"); h=$(median <<<"${RPS[$name.http-authz]}"); g=$(median <<<"${RPS[$name.grpc-authz]}")
+  printf '| %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" \
+    "$(echo "$h / $a" | bc -l)" "$(echo "$g / $a" | bc -l)"
+done
+echo
+echo "every rep (req/s; p50 / p99 latency as wrk prints them):"
+for w in "${WORKLOADS[@]}"; do
+  name=${w%%|*}
+  for t in no-authz http-authz grpc-authz; do
+    echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]}"
+  done
+done
