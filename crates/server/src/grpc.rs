@@ -48,14 +48,14 @@ impl ExtAuthz {
         let started = Instant::now();
         let described = described::request(check)?;
         let id = self.ids.of(&described.id_headers);
-        let judged = judge(&self.state, described.request, charge).await;
+        // The configuration in force when the check arrived, to its end.
+        let snapshot = self.state.snapshot();
+        let judged = judge(&snapshot, described.request, charge).await;
         let seconds = || started.elapsed().as_secs_f64();
         let metrics = &self.state.metrics;
         Ok(match judged {
             Judged::Refused(problem, route) => {
-                let style = route
-                    .as_ref()
-                    .map_or(self.state.config.errors, |r| r.errors);
+                let style = route.as_ref().map_or(snapshot.config.errors, |r| r.errors);
                 let route_name = route.as_ref().map_or("", |r| r.name.as_str());
                 metrics.record_refused(Mode::Authz, route_name, seconds());
                 answer::denied(problem, id.as_str(), style).await
@@ -88,7 +88,7 @@ impl Authorization for ExtAuthz {
             let id = self.ids.of(&axum::http::HeaderMap::new());
             let seconds = arrived.elapsed().as_secs_f64();
             self.state.metrics.record_refused(Mode::Authz, "", seconds);
-            let style = self.state.config.errors;
+            let style = self.state.snapshot().config.errors;
             let denied = answer::denied(problem.clone(), id.as_str(), style).await;
             return Ok(tonic::Response::new(denied));
         }
@@ -107,7 +107,8 @@ pub async fn serve(
     mut stop: tokio::sync::watch::Receiver<bool>,
     grace: Duration,
 ) {
-    let c = &state.config;
+    // Bound once: what this takes from the configuration is restart-only (`crate::reload`).
+    let c = state.snapshot().config.clone();
     // A check carries the request's head and (buffered) body.
     let max_message = c.grpc_max_message();
     let service = AuthorizationServer::new(ExtAuthz::new(state.clone()))

@@ -268,6 +268,7 @@ pub(super) fn validate(
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
         errors: error_style,
         websocket: super::websocket::validate(&raw.websocket, &bad, &size, &seconds)?,
+        admin_reload: raw.admin.reload,
     };
     let span = l.max_buffered_bytes.span();
     budget_holds_a_body(&config).map_err(|m| bad("limits.max_buffered_bytes", span, m))?;

@@ -102,6 +102,8 @@ pub struct Config {
     pub errors: ErrorStyle,
     /// WebSocket upgrades and tunnels (`[websocket]`).
     pub websocket: super::WebSocket,
+    /// Serve `POST /admin/reload` on the admin listener (`admin.reload`).
+    pub admin_reload: bool,
 }
 
 impl Config {
