@@ -106,7 +106,7 @@ pub fn restart_only_changes(old: &Config, new: &Config) -> Vec<&'static str> {
         old.api_addr == new.api_addr,
         old.admin_addr == new.admin_addr,
         old.grpc_authz_addr == new.grpc_authz_addr,
-        old.proxy_threads == new.proxy_threads,
+        old.proxy_threads_set == new.proxy_threads_set,
         old.http2.enabled == new.http2.enabled,
         old.upstream == new.upstream,
         old.upstream_http2 == new.upstream_http2,

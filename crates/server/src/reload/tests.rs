@@ -122,16 +122,23 @@ async fn a_change_of_restart_only_keys_is_refused_as_a_whole_naming_each_key() {
     let file = File::new("");
     let state = started(&file);
     file.write(
-        "[policy]\nprofile = \"lossy\"\n[listen]\napi_addr = \"127.0.0.1:1\"\n\
+        "[policy]\nprofile = \"lossy\"\n[listen]\napi_addr = \"127.0.0.1:1\"\nproxy_threads = 3\n\
          [websocket]\nmax_tunnels = 5\n[log]\nlevel = \"debug\"\n",
     );
     let refused = reload(&state).await;
-    let expected = vec!["listen.api_addr", "log.level", "websocket.max_tunnels"];
+    let expected = vec![
+        "listen.api_addr",
+        "listen.proxy_threads",
+        "log.level",
+        "websocket.max_tunnels",
+    ];
     let name = file.0.display().to_string();
     assert_eq!(refused, Err(ReloadError::RestartOnly(name, expected)));
     let shown = refused.unwrap_err().to_string();
     assert!(
-        shown.contains("need a restart: listen.api_addr, log.level, websocket.max_tunnels"),
+        shown.contains(
+            "restart: listen.api_addr, listen.proxy_threads, log.level, websocket.max_tunnels"
+        ),
         "{shown}"
     );
     assert_eq!(
@@ -186,4 +193,16 @@ fn every_restart_only_key_is_a_key_of_the_configuration() {
         let found = default.get(section).and_then(|s| s.get(name));
         assert!(found.is_some(), "{key} is not in config/utf8gate.toml");
     }
+}
+
+#[test]
+fn one_thread_per_core_is_no_change_when_the_cores_change() {
+    let old = Config::default_config();
+    let mut new = Config::default_config();
+    assert_eq!(new.proxy_threads_set, 0);
+    // A resized container's CPU quota: another count of cores behind the same setting.
+    new.proxy_threads = old.proxy_threads + 1;
+    assert!(restart_only_changes(&old, &new).is_empty());
+    new.proxy_threads_set = old.proxy_threads + 1;
+    assert_eq!(restart_only_changes(&old, &new), ["listen.proxy_threads"]);
 }
