@@ -206,3 +206,31 @@ fn one_thread_per_core_is_no_change_when_the_cores_change() {
     new.proxy_threads_set = old.proxy_threads + 1;
     assert_eq!(restart_only_changes(&old, &new), ["listen.proxy_threads"]);
 }
+
+#[test]
+fn the_docs_name_every_restart_only_key() {
+    let operations = include_str!("../../../../docs/operations.md");
+    let config = include_str!("../../../../docs/config.md");
+    let section = |doc: &'static str, from: &str, to: &str| {
+        let start = doc.find(from).unwrap_or_else(|| panic!("no {from:?}"));
+        let rest = &doc[start..];
+        &rest[..rest.find(to).unwrap_or(rest.len())]
+    };
+    let table = section(
+        operations,
+        "| restart-only key |",
+        "Everything else reloads",
+    );
+    let paragraph = section(config, "**Reload.**", "\n\n");
+    for (key, _) in RESTART_ONLY {
+        let quoted = format!("`{key}`");
+        assert!(
+            table.contains(&quoted),
+            "docs/operations.md#reload lacks {key}"
+        );
+        assert!(
+            paragraph.contains(&quoted),
+            "docs/config.md's Reload lacks {key}"
+        );
+    }
+}
