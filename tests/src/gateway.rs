@@ -186,17 +186,36 @@ impl Gateway {
         }
     }
 
-    /// Sends SIGTERM (graceful shutdown: stop accepting, drain) without waiting.
-    pub fn shutdown(&mut self) {
+    /// Replaces the configuration file the process was started with (`--config`), for a
+    /// reload to read: written to a new file, then renamed over it, so that a reload never
+    /// reads half of it (as the kubelet swaps a mounted ConfigMap).
+    pub fn rewrite_config(&self, toml: &str) {
+        let next = self.config_file.with_extension("next");
+        std::fs::write(&next, toml).unwrap_or_else(|e| panic!("write {}: {e}", next.display()));
+        std::fs::rename(&next, &self.config_file)
+            .unwrap_or_else(|e| panic!("rename to {}: {e}", self.config_file.display()));
+    }
+
+    /// Sends SIGHUP (reload the configuration) without waiting.
+    pub fn hangup(&self) {
+        self.signal("-HUP");
+    }
+
+    fn signal(&self, which: &str) {
         if let Some(pid) = self.child.id() {
             let sent = std::process::Command::new("kill")
-                .args(["-TERM", &pid.to_string()])
+                .args([which, &pid.to_string()])
                 .status();
             assert!(
                 matches!(sent, Ok(s) if s.success()),
-                "kill -TERM {pid}: {sent:?}"
+                "kill {which} {pid}: {sent:?}"
             );
         }
+    }
+
+    /// Sends SIGTERM (graceful shutdown: stop accepting, drain) without waiting.
+    pub fn shutdown(&mut self) {
+        self.signal("-TERM");
     }
 
     /// Sends SIGTERM and waits at most `within` for the process to exit; `true` if it exited

@@ -1,12 +1,13 @@
-//! The admin listener: `/metrics`, `/healthz`, `/readyz`.
+//! The admin listener: `/metrics`, `/healthz`, `/readyz`, and `POST /admin/reload` when
+//! `admin.reload` is on (`crate::reload`).
 
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 
 use crate::state::AppState;
 
@@ -16,6 +17,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
+        .route("/admin/reload", any(reload))
         .with_state(state)
 }
 
@@ -30,9 +32,27 @@ async fn metrics(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
+/// `POST /admin/reload`: 200 once the configuration read again is in force, 422 with the reason
+/// (file and line, or the restart-only keys) when it was refused and the old one kept. 404
+/// while `admin.reload` is off in the configuration in force; 405 for another method.
+async fn reload(State(state): State<AppState>, method: Method) -> Response {
+    if !state.snapshot().config.admin_reload {
+        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    }
+    if method != Method::POST {
+        let allow = [(header::ALLOW, "POST")];
+        return (StatusCode::METHOD_NOT_ALLOWED, allow, "POST only\n").into_response();
+    }
+    match crate::reload::reload(&state).await {
+        Ok(()) => (StatusCode::OK, "reloaded\n").into_response(),
+        Err(e) => (StatusCode::UNPROCESSABLE_ENTITY, format!("{e}\n")).into_response(),
+    }
+}
+
 /// Ready when the upstream (if any) accepts a TCP connection within a second.
 async fn readyz(State(state): State<AppState>) -> Response {
-    let Some(upstream) = state.config.upstream.as_deref() else {
+    let snapshot = state.snapshot();
+    let Some(upstream) = snapshot.config.upstream.as_deref() else {
         return (StatusCode::OK, "ready\n").into_response();
     };
     let authority = upstream.trim_start_matches("http://").to_string();

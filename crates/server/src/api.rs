@@ -11,7 +11,7 @@ use axum::routing::{any, post};
 use crate::gate::{Outcome, Use};
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
-use crate::state::AppState;
+use crate::state::{AppState, Current};
 use upload::{ProfileParam, Streamed, Whole};
 
 pub mod authz;
@@ -21,12 +21,10 @@ pub mod upload;
 /// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).
 pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 
-/// The API router.
+/// The API router. Whether the explain page is routed is the start-up configuration's
+/// (`explain.enabled` is restart-only); everything else is read from each request's snapshot.
 pub fn router(state: AppState) -> Router {
-    // The document depends only on the configuration: built once, served as is.
-    let names: Vec<&str> = state.config.profiles.keys().map(String::as_str).collect();
-    let document = bytes::Bytes::from(openapi_document(&names));
-    let router = match state.config.explain {
+    let router = match state.snapshot().config.explain {
         true => explain::routes(Router::new()),
         false => Router::new(),
     };
@@ -42,12 +40,7 @@ pub fn router(state: AppState) -> Router {
         // `/authz/` and `/v1/`), never a bare status.
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .route(
-            "/openapi.json",
-            axum::routing::get(move || async move {
-                ([(header::CONTENT_TYPE, "application/json")], document).into_response()
-            }),
-        )
+        .route("/openapi.json", axum::routing::get(openapi))
         .with_state(state)
 }
 
@@ -66,6 +59,19 @@ async fn method_not_allowed() -> Problem {
         ProblemKind::MethodNotAllowed,
         "the route does not take this method",
     )
+}
+
+/// `GET /openapi.json`: the document of the request's configuration (its profiles), built
+/// once per configuration and served as is.
+async fn openapi(Current(snapshot): Current) -> Response {
+    let document = snapshot.openapi.get_or_init(|| {
+        let names: Vec<&str> = (snapshot.config.profiles.keys())
+            .map(String::as_str)
+            .collect();
+        bytes::Bytes::from(openapi_document(&names))
+    });
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    (json, document.clone()).into_response()
 }
 
 /// `docs/openapi.json` with the `profile` query parameter's enum set to `profiles` (this
@@ -101,31 +107,32 @@ pub fn openapi_document(profiles: &[&str]) -> String {
 /// `explain=true`, the body is a text to explain ([`explain::scan`]).
 async fn scan(
     State(state): State<AppState>,
+    Current(snapshot): Current,
     choice: ProfileParam,
     explained: explain::ExplainParam,
     request: Request,
 ) -> Result<Response, Problem> {
-    let profile = choice.of(&state)?;
+    let profile = choice.of(&snapshot)?;
     if let Some(class) = explained.class() {
-        return explain::scan(&state, profile, class, request).await;
+        return explain::scan(&state, &snapshot, profile, class, request).await;
     }
     let (parts, body) = request.into_parts();
+    let config = &snapshot.config;
     let body = if upload::streamable(&parts.headers) {
-        upload::stream(&state, profile, &parts.headers, body).await?
+        upload::stream(&state, config, profile, &parts.headers, body).await?
     } else {
-        let limit = state.config.max_body_bytes;
+        let limit = config.max_body_bytes;
         let (bytes, charge) = read_whole(body, limit, &state.budget).await?;
         Streamed::Whole(bytes, charge)
     };
     let passed = match body {
         Streamed::Whole(bytes, charge) => {
             let upload = upload::upload(&parts.headers, bytes);
-            state
-                .gate
+            (snapshot.gate)
                 .pass(profile, None, Use::Scan, upload, &charge)
                 .await?
         }
-        Streamed::Scanned(verdict) => state.gate.scanned(verdict),
+        Streamed::Scanned(verdict) => snapshot.gate.scanned(verdict),
     };
     let response = match &passed.outcome {
         Outcome::Report(verdict) => (StatusCode::OK, axum::Json(verdict)).into_response(),
@@ -136,15 +143,15 @@ async fn scan(
 
 /// `POST /v1/sanitize`: the sanitized body with the same content type, or 422 with the verdict.
 async fn sanitize(
-    State(state): State<AppState>,
+    Current(snapshot): Current,
     choice: ProfileParam,
     whole: Whole,
 ) -> Result<Response, Problem> {
-    let profile = choice.of(&state)?;
+    let profile = choice.of(&snapshot)?;
     let headers = whole.parts.headers;
     let upload = upload::upload(&headers, whole.body);
     let charge = &whole.charge;
-    let passed = (state.gate).pass(profile, None, Use::Sanitize, upload, charge);
+    let passed = (snapshot.gate).pass(profile, None, Use::Sanitize, upload, charge);
     let mut passed = passed.await?;
     // A rewritten coded body comes back decoded; an untouched one as it was sent, coding and
     // all.

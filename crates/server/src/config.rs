@@ -1,10 +1,13 @@
-//! Configuration: the embedded default, a file, `UTF8GATE_*` environment variables, flags.
+//! Configuration: the embedded default, a file, `UTF8GATE_*` environment variables, flags;
+//! and where a running server's came from ([`Source`]), read again by a reload.
 //!
 //! The layers are merged into one TOML table, each over the one below (`config::layers`):
 //! the embedded default has every key, so a file, variable or flag sets only what it changes.
 //! The table is deserialized (unknown keys refused, unit-suffixed names) and validated into
 //! durations and limits before any socket is bound. Every error names its source: a file's
 //! line and column, or the environment variable or flag.
+
+use std::path::PathBuf;
 
 use raw::Raw;
 
@@ -114,6 +117,61 @@ impl Overrides {
             ("--upstream", "upstream", "url", self.upstream.as_deref()),
             ("--profile", "policy", "profile", self.profile.as_deref()),
         ]
+    }
+}
+
+/// The file (or the embedded default), the flags and what the demo sets, as `serve` and
+/// `demo` were started with.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    /// `--config`; `None`: the embedded default.
+    pub file: Option<PathBuf>,
+    /// The flags that override the configuration.
+    pub overrides: Overrides,
+    /// The demo's echo upstream (`http://127.0.0.1:PORT`), which the demo sets over the
+    /// configuration, with the explain page on.
+    pub demo_upstream: Option<String>,
+}
+
+impl Source {
+    /// Reads and validates the configuration: the file now, laid over the embedded default,
+    /// under the environment variables `env` and the flags; the same validation as start-up.
+    /// A file that cannot be read is an error naming it, without a line.
+    pub fn read(&self, env: &[(String, String)]) -> Result<Config, ConfigError> {
+        let (text, name) = match &self.file {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => (text, path.display().to_string()),
+                Err(e) => {
+                    return Err(ConfigError {
+                        source: path.display().to_string(),
+                        line: None,
+                        column: None,
+                        message: format!("cannot read it: {e}"),
+                    });
+                }
+            },
+            None => (DEFAULT_TOML.to_string(), "embedded default".to_string()),
+        };
+        let read_file = |p: &str| std::fs::read_to_string(p).ok();
+        let mut config = Config::load(&text, &name, env, &self.overrides, &read_file)?;
+        self.pin(&mut config);
+        Ok(config)
+    }
+
+    /// What the demo sets over the configuration it loaded (at start-up and on reload alike).
+    pub fn pin(&self, config: &mut Config) {
+        if let Some(url) = &self.demo_upstream {
+            config.upstream = Some(url.clone());
+            config.explain = true;
+        }
+    }
+
+    /// The name of the configuration's file, for messages.
+    pub fn name(&self) -> String {
+        match &self.file {
+            Some(path) => path.display().to_string(),
+            None => "embedded default".to_string(),
+        }
     }
 }
 

@@ -60,7 +60,9 @@ impl ExtAuthz {
             .filter(|(name, _)| name == "accept")
             .map(|(_, value)| value.clone())
             .collect();
-        let judged = judge(&self.state, described.request, charge).await;
+        // The configuration in force when the check arrived, to its end.
+        let snapshot = self.state.snapshot();
+        let judged = judge(&snapshot, described.request, charge).await;
         match judged {
             Judged::Refused(problem, route) => {
                 let route = route.as_deref();
@@ -93,7 +95,7 @@ impl ExtAuthz {
         accept: &[Vec<u8>],
         started: Instant,
     ) -> CheckResponse {
-        let style = route.map_or(self.state.config.errors, |r| r.errors);
+        let style = route.map_or_else(|| self.state.snapshot().config.errors, |r| r.errors);
         let seconds = started.elapsed().as_secs_f64();
         let name = route.map(|r| r.name.as_str());
         (self.state.metrics).record_refused(Mode::Authz, name.unwrap_or(""), seconds);
@@ -146,7 +148,8 @@ pub async fn serve(
     mut stop: tokio::sync::watch::Receiver<bool>,
     grace: Duration,
 ) {
-    let c = &state.config;
+    // Bound once: what this takes from the configuration is restart-only (`crate::reload`).
+    let c = state.snapshot().config.clone();
     // A check carries the request's head and (buffered) body.
     let max_message = c.grpc_max_message();
     let service = AuthorizationServer::new(ExtAuthz::new(state.clone()))

@@ -29,6 +29,7 @@ pub mod names;
 pub mod peer;
 pub mod problem;
 pub mod proxy;
+pub mod reload;
 pub mod routes;
 pub mod serve;
 pub mod stack;
@@ -56,6 +57,11 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
         admin_addr: args.listen.admin_addr.clone(),
         profile: args.listen.profile.clone(),
     };
+    let mut source = config::Source {
+        file: args.listen.config.clone(),
+        overrides: overrides.clone(),
+        demo_upstream: None,
+    };
     let mut config = match cli::load_config(args.listen.config.as_ref(), &overrides) {
         Ok(c) => c,
         Err(code) => return code,
@@ -79,15 +85,23 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
             Err(e) => return bind_failed("demo upstream", e),
         };
         let addr = echo.local_addr().map(|a| a.to_string()).unwrap_or_default();
-        config.upstream = Some(format!("http://{addr}"));
-        config.explain = true;
+        // Set again over every reloaded configuration.
+        source.demo_upstream = Some(format!("http://{addr}"));
+        source.pin(&mut config);
         listeners.push(echo);
     }
     // The policy's tables are built before the listeners open, not by the first request.
     utf8gate_policy::prepare();
-    let state = AppState::new(config);
+    let state = AppState::new(config).reloadable(source);
+    // SIGHUP reloads the configuration, from before the listeners say they listen.
+    #[cfg(unix)]
+    if let Some(hangups) = serve::hangups() {
+        tokio::spawn(reload::on_hangups(state.clone(), hangups));
+    }
     let (proxy, api, admin) = routers(&state);
-    let c = &state.config;
+    // What the listeners bind comes from the start-up configuration (restart-only keys).
+    let snapshot = state.snapshot();
+    let c = &snapshot.config;
     if c.upstream.is_some() {
         match serve::Listener::bind("proxy", c.proxy_addr, proxy).await {
             Ok(l) => listeners.push(l.on_threads(c.proxy_threads).with_http2(true)),

@@ -8,10 +8,12 @@ use prometheus::{
 };
 use utf8gate_policy::{Action, Decision, Mode, Verdict};
 
+mod reload;
 mod text;
 mod upstream;
 mod websocket;
 
+pub use reload::ReloadMetrics;
 pub use upstream::UpstreamError;
 pub use websocket::{Closed, WebSocketMetrics};
 
@@ -49,6 +51,7 @@ struct Inner {
     budget_charged: IntGauge,
     budget_refusals: IntCounter,
     websocket: WebSocketMetrics,
+    reloads: ReloadMetrics,
 }
 
 /// Every value of the `protocol` label.
@@ -208,6 +211,7 @@ impl Metrics {
         )));
         let websocket = WebSocketMetrics::register(&registry);
         let inner = Inner {
+            reloads: ReloadMetrics::register(&registry),
             websocket,
             not_text: text::counter(&registry),
             registry,
@@ -340,6 +344,11 @@ impl Metrics {
     /// The WebSocket tunnels' series.
     pub fn websocket(&self) -> &WebSocketMetrics {
         &self.inner.websocket
+    }
+
+    /// The configuration reloads' series.
+    pub fn reloads(&self) -> &ReloadMetrics {
+        &self.inner.reloads
     }
 
     /// The in-flight gauge.

@@ -24,7 +24,7 @@ use crate::layers::request_id::RequestId;
 use crate::peer::Peer;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Choice;
-use crate::state::AppState;
+use crate::state::{AppState, Snapshot};
 use upstream::{Outgoing, Upstream};
 
 pub mod forwarded;
@@ -37,37 +37,43 @@ mod websocket;
 /// Cheap to clone (one shared allocation); make one per serving thread ([`Proxy::new`]) so that
 /// a request, its pooled upstream connection and their wake-ups stay on that thread.
 #[derive(Clone)]
-pub struct Proxy(Arc<(AppState, Upstream, target::Overrides)>);
+pub struct Proxy(Arc<(AppState, Upstream)>);
 
 impl Proxy {
-    /// The proxy of `state`, with a client of its own.
+    /// The proxy of `state`, with a client of its own (to the upstream of the configuration
+    /// in force: `upstream.*` is restart-only).
     pub fn new(state: AppState) -> Proxy {
-        let upstream = Upstream::new(&state.config);
-        let overrides = target::Overrides::of(&state);
-        Proxy(Arc::new((state, upstream, overrides)))
+        let upstream = Upstream::new(&state.snapshot().config);
+        Proxy(Arc::new((state, upstream)))
     }
 
-    /// Evaluates a request, then forwards or refuses it.
+    /// Evaluates a request under the configuration it started with, then forwards or
+    /// refuses it.
     async fn handle<B>(self, request: Request<B>) -> Response
     where
         B: hyper::body::Body<Data = Bytes> + Unpin,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (state, upstream, overrides) = &*self.0;
+        let (state, upstream) = &*self.0;
         let (mut parts, body) = request.into_parts();
+        let snapshot = match parts.extensions.remove::<Arc<Snapshot>>() {
+            Some(snapshot) => snapshot,
+            None => state.snapshot(),
+        };
+        let config = &snapshot.config;
         let peer = parts.extensions.remove::<Peer>();
-        let trusted = forwarded::trusted(&state.config, peer.as_ref());
-        if let Some(response) = target::answer_here(state, overrides, &mut parts, trusted) {
+        let trusted = forwarded::trusted(config, peer.as_ref());
+        if let Some(response) = target::answer_here(&snapshot, &mut parts, trusted) {
             return response;
         }
         let route = match parts.extensions.remove::<Choice>() {
             Some(Choice::Route(route)) => route,
             Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
-            None => state.config.routes.default_route().clone(),
+            None => config.routes.default_route().clone(),
         };
         // An upgrade is refused here unless it is a WebSocket handshake, evaluated below as
         // any request is.
-        let handshake = match websocket::handshake(state, &mut parts) {
+        let handshake = match websocket::handshake(state, config, &mut parts) {
             Ok(handshake) => handshake,
             Err(problem) => return problem.into_response(),
         };
@@ -88,7 +94,8 @@ impl Proxy {
         };
         // The body moves into the policy's request and back out of it: never copied.
         request.body = body;
-        let passed = (state.gate).pass(&route.profile, Some(&route), Use::Proxy, request, &charge);
+        let passed =
+            (snapshot.gate).pass(&route.profile, Some(&route), Use::Proxy, request, &charge);
         let mut passed = match passed.await {
             Ok(passed) => passed,
             Err(problem) => return problem.into_response(),
@@ -103,11 +110,12 @@ impl Proxy {
             (Some(handshake), Some(authority)) => match upstream.request(parts, outgoing, sent) {
                 Ok(request) => {
                     let id = id.clone();
-                    websocket::exchange(state, authority, request, handshake, route, id).await
+                    let to = (authority, request, handshake);
+                    websocket::exchange(state, config, to, route, id).await
                 }
                 Err(problem) => problem.into_response(),
             },
-            _ => upstream.forward(state, parts, outgoing, sent).await,
+            _ => upstream.forward(state, config, parts, outgoing, sent).await,
         };
         drop(charge);
         passed.audited(response)

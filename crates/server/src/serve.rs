@@ -357,6 +357,14 @@ fn spawn_connection<E: std::fmt::Display>(
     });
 }
 
+/// The process's SIGHUP signals, which reload the configuration (`crate::reload`), listened to
+/// from this call on (so the signal's default action, ending the process, no longer applies).
+/// `None` if the handler cannot be installed.
+#[cfg(unix)]
+pub fn hangups() -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok()
+}
+
 /// Completes on SIGTERM or SIGINT.
 pub async fn signal() {
     let ctrl_c = async {

@@ -1,11 +1,13 @@
 //! The tower stack of each listener, outermost first:
 //!
 //! ```text
-//! proxy:  request id → route → problems → audit → in flight → errors → load shed
-//!         → concurrency limit → timeout → body limit (the route's max_body_bytes) → Proxy
-//! api:    request id → problems → audit → in flight → errors → load shed → concurrency limit
-//!         → timeout → body limit (max_scan_bytes) → router (scan, sanitize, authz, openapi)
-//! admin:  request id → router (metrics, healthz, readyz)
+//! proxy:  request id → snapshot and route → problems → audit → in flight → errors
+//!         → load shed → concurrency limit → timeout → body limit (the route's max_body_bytes)
+//!         → Proxy
+//! api:    request id → snapshot → problems → audit → in flight → errors → load shed
+//!         → concurrency limit → timeout → body limit (max_scan_bytes) → router (scan,
+//!         sanitize, authz, openapi)
+//! admin:  request id → router (metrics, healthz, readyz, admin/reload)
 //! ```
 //!
 //! The concurrency budget (`limits.max_concurrent_requests`) is one per listener, shared by
@@ -23,22 +25,25 @@ use crate::layers::errors::ErrorsLayer;
 use crate::layers::in_flight::InFlightLayer;
 use crate::layers::problems::ProblemLayer;
 use crate::layers::request_id::RequestIdLayer;
-use crate::layers::route::RouteLayer;
+use crate::layers::snapshot::SnapshotLayer;
 use crate::proxy::Proxy;
 use crate::serve::Serves;
 use crate::state::AppState;
 
 /// The proxy listener's stack, made once per serving thread (each with a [`Proxy`] of its
-/// own, the budget shared).
+/// own, the budget shared). What it builds from the configuration is restart-only
+/// (`crate::reload`): the concurrency budget, the timeout, the listener's body limit (every
+/// request carries its route's, from its snapshot, which replaces it).
 pub fn proxy(state: &AppState) -> Serves {
     let state = state.clone();
+    let c = state.snapshot().config.clone();
     let ids = RequestIdLayer::default();
-    let budget = GlobalConcurrencyLimitLayer::new(state.config.max_concurrent_requests);
+    let budget = GlobalConcurrencyLimitLayer::new(c.max_concurrent_requests);
     Serves::new(move || {
         ServiceBuilder::new()
             .layer(ids.clone())
-            .layer(RouteLayer(state.config.routes.clone()))
-            .layer(ProblemLayer::new(state.config.errors))
+            .layer(SnapshotLayer::routing(state.live.clone()))
+            .layer(ProblemLayer::new(c.errors))
             .layer(AuditLayer::new(state.metrics.clone(), |_| {
                 Some(Mode::Proxy)
             }))
@@ -46,8 +51,8 @@ pub fn proxy(state: &AppState) -> Serves {
             .layer(ErrorsLayer)
             .load_shed()
             .layer(budget.clone())
-            .timeout(state.config.request_timeout)
-            .layer(BodyLimitLayer(state.config.max_body_bytes as u64))
+            .timeout(c.request_timeout)
+            .layer(BodyLimitLayer(c.max_body_bytes as u64))
             .service(Proxy::new(state.clone()))
     })
 }
@@ -55,9 +60,10 @@ pub fn proxy(state: &AppState) -> Serves {
 /// The API listener's stack around `crate::api::router`, as a router (so that it takes any
 /// body, as tests send them).
 pub fn api(state: &AppState) -> Router {
-    let c = &state.config;
+    let c = state.snapshot().config.clone();
     let service = ServiceBuilder::new()
         .layer(RequestIdLayer::default())
+        .layer(SnapshotLayer::new(state.live.clone()))
         .layer(ProblemLayer::new(c.errors))
         .layer(AuditLayer::new(state.metrics.clone(), api_mode))
         .layer(InFlightLayer(state.metrics.in_flight().clone()))

@@ -3,8 +3,9 @@
 //!
 //! One test binary, a module per area: proxy (allow, sanitize, reject), readings (coded bodies,
 //! requests with two readings, forwarding headers), upstream failures, limits, API (scan,
-//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), HTTP/2 (h2c), admin, shutdown,
-//! the memory budget and peak memory, and published third-party corpora replayed (corpora).
+//! sanitize), authz, front proxies (Traefik, HAProxy, Chromium), HTTP/2 (h2c), admin, reload
+//! (SIGHUP, `POST /admin/reload`), shutdown, the memory budget and peak memory, and published
+//! third-party corpora replayed (corpora).
 //! Each module ends its sections with a "New ... tests go here" signpost. Every wait is bounded (exchange
 //! timeouts, polls with a deadline); no sleep is used to wait for something a poll can observe.
 
@@ -25,6 +26,7 @@ mod limits;
 mod memory;
 mod proxy;
 mod readings;
+mod reload;
 mod routes;
 mod shutdown;
 mod support;

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{BodyState, Mode, Request};
@@ -15,7 +14,7 @@ use crate::gate::{Outcome, Passed, Use};
 use crate::peer::Peer;
 use crate::problem::{ErrorStyle, Problem};
 use crate::routes::{Choice, Route, Target};
-use crate::state::AppState;
+use crate::state::{Current, Snapshot};
 
 use super::upload::Whole;
 
@@ -23,7 +22,7 @@ const ENVOY_PREFIX: &str = "/authz/envoy";
 
 /// `ANY /authz/envoy/{*path}`: Envoy sends the original method, the original path after the
 /// configured prefix, the headers and optionally the buffered body.
-pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
+pub async fn envoy(Current(snapshot): Current, checked: Whole) -> Result<Response, Problem> {
     let Whole {
         parts,
         body,
@@ -41,7 +40,7 @@ pub async fn envoy(State(state): State<AppState>, checked: Whole) -> Result<Resp
     request.body = body;
     let partial = parts.headers.get("x-envoy-auth-partial-body");
     request.body_state = body_state(&request.body, partial.map(HeaderValue::as_bytes));
-    decide(&state, request, &charge).await
+    decide(&snapshot, request, &charge).await
 }
 
 /// How much of the body a check brought: cut when Envoy says so (`x-envoy-auth-partial-body:
@@ -57,19 +56,20 @@ pub fn body_state(body: &[u8], partial: Option<&[u8]>) -> BodyState {
 
 /// `ANY /authz/forward`: nginx `auth_request` (X-Original-URI, X-Original-Method) and Traefik
 /// ForwardAuth (X-Forwarded-Uri, X-Forwarded-Method), trusted only from `trusted_peers`.
-pub async fn forward(State(state): State<AppState>, checked: Whole) -> Result<Response, Problem> {
+pub async fn forward(Current(snapshot): Current, checked: Whole) -> Result<Response, Problem> {
     let Whole {
         parts,
         body,
         charge,
     } = checked;
     let peer = parts.extensions.get::<Peer>().map(Peer::ip);
-    let trusted = peer.is_some_and(|ip| state.config.trusted_peers.iter().any(|c| c.contains(ip)));
+    let peers = &snapshot.config.trusted_peers;
+    let trusted = peer.is_some_and(|ip| peers.iter().any(|c| c.contains(ip)));
     let request = match trusted {
         true => described(&parts, body),
         false => convert::to_policy_owning(&parts, body, Mode::Authz),
     };
-    decide(&state, request, &charge).await
+    decide(&snapshot, request, &charge).await
 }
 
 fn first<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a [u8]> {
@@ -108,8 +108,12 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
 }
 
 /// The check's answer: 200 unless the gate refuses; its errors in its route's style.
-async fn decide(state: &AppState, request: Request, charge: &Charge) -> Result<Response, Problem> {
-    let (answer, style) = check(state, request, charge).await;
+async fn decide(
+    snapshot: &Snapshot,
+    request: Request,
+    charge: &Charge,
+) -> Result<Response, Problem> {
+    let (answer, style) = check(snapshot, request, charge).await;
     let mut response = answer.unwrap_or_else(IntoResponse::into_response);
     if let Some(style) = style {
         response.extensions_mut().insert(style);
@@ -119,11 +123,11 @@ async fn decide(state: &AppState, request: Request, charge: &Charge) -> Result<R
 
 /// The check under the route of the request it describes, and that route's error style.
 async fn check(
-    state: &AppState,
+    snapshot: &Snapshot,
     request: Request,
     charge: &Charge,
 ) -> (Result<Response, Problem>, Option<ErrorStyle>) {
-    match judge(state, request, charge).await {
+    match judge(snapshot, request, charge).await {
         Judged::Refused(problem, route) => (Err(problem), route.map(|r| r.errors)),
         Judged::Passed(mut passed, route) => {
             let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
@@ -146,18 +150,20 @@ pub enum Judged {
 
 /// Chooses the route of the request a check describes and passes it through the gate: the one
 /// decision of every authorization check (HTTP `ext_authz`, `auth_request`, ForwardAuth and
-/// gRPC `ext_authz`). `charge` is what the check's body holds of the memory budget.
-pub async fn judge(state: &AppState, request: Request, charge: &Charge) -> Judged {
+/// gRPC `ext_authz`), under the configuration `snapshot` the check started with. `charge` is
+/// what the check's body holds of the memory budget.
+pub async fn judge(snapshot: &Snapshot, request: Request, charge: &Charge) -> Judged {
     let target = Target {
         host: request.header_value("host"),
         authority: None,
         path: &request.path,
         method: &request.method,
     };
-    let route = match state.config.routes.choose(target) {
+    let config = &snapshot.config;
+    let route = match config.routes.choose(target) {
         Choice::Route(route) => route,
         Choice::Ambiguous(a, b) => {
-            let status = StatusCode::from_u16(state.config.authz_deny_status);
+            let status = StatusCode::from_u16(config.authz_deny_status);
             let mut problem = crate::proxy::ambiguous(&a, &b);
             problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
             return Judged::Refused(problem, None);
@@ -166,7 +172,7 @@ pub async fn judge(state: &AppState, request: Request, charge: &Charge) -> Judge
     if request.body.len() as u64 > route.max_body_bytes {
         return Judged::Refused(Problem::too_large(route.max_body_bytes), Some(route));
     }
-    let passed = (state.gate).pass(&route.profile, Some(&route), Use::Authz, request, charge);
+    let passed = (snapshot.gate).pass(&route.profile, Some(&route), Use::Authz, request, charge);
     match passed.await {
         Ok(passed) => Judged::Passed(Box::new(passed), route),
         Err(problem) => Judged::Refused(problem, Some(route)),

@@ -18,7 +18,7 @@ use utf8gate_policy::{Decision, Profile, Verdict};
 use crate::gate::Outcome;
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
-use crate::state::AppState;
+use crate::state::{AppState, Snapshot};
 pub use wrap::Class;
 
 pub mod wrap;
@@ -115,6 +115,7 @@ struct Explained<'a> {
 /// scanned in `class`.
 pub async fn scan(
     state: &AppState,
+    snapshot: &Snapshot,
     profile: &Profile,
     class: Class,
     request: axum::extract::Request,
@@ -124,10 +125,10 @@ pub async fn scan(
         let detail = "explain reads the body as the text itself: send it without Content-Encoding";
         return Err(Problem::new(ProblemKind::BadBody, detail));
     }
-    let limit = state.config.explain_max_text_bytes;
+    let limit = snapshot.config.explain_max_text_bytes;
     let (text, charge) = read_whole(body, limit, &state.budget).await?;
     let upload = wrap::upload(class, &text);
-    let (passed, sanitized) = state.gate.explain(profile, upload, &charge).await?;
+    let (passed, sanitized) = snapshot.gate.explain(profile, upload, &charge).await?;
     let Outcome::Report(verdict) = &passed.outcome else {
         return Ok(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };

@@ -9,9 +9,10 @@ use serde::Deserialize;
 use utf8gate_policy::{BodyScan, Mode, Profile, Verdict};
 
 use crate::budget::{Buffer, Charge};
+use crate::config::Config;
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
-use crate::state::AppState;
+use crate::state::{AppState, Snapshot};
 
 /// `?profile=NAME`: the profile the upload is checked with (the instance's default without it).
 #[derive(Debug, Deserialize)]
@@ -20,9 +21,9 @@ pub struct ProfileParam {
 }
 
 impl ProfileParam {
-    /// The profile named, from `state`.
-    pub fn of<'a>(&self, state: &'a AppState) -> Result<&'a Profile, Problem> {
-        state.gate.profile(self.profile.as_deref())
+    /// The profile named, from the request's configuration `snapshot`.
+    pub fn of<'a>(&self, snapshot: &'a Snapshot) -> Result<&'a Profile, Problem> {
+        snapshot.gate.profile(self.profile.as_deref())
     }
 }
 
@@ -57,7 +58,7 @@ impl FromRequest<AppState> for Whole {
         state: &AppState,
     ) -> Result<Self, Problem> {
         let (parts, body) = request.into_parts();
-        let limit = state.config.max_body_bytes;
+        let limit = state.current(&parts.extensions).config.max_body_bytes;
         let (body, charge) = read_whole(body, limit, &state.budget).await?;
         Ok(Whole {
             parts,
@@ -106,12 +107,13 @@ pub enum Streamed {
 /// charged (one frame at a time is the connection's).
 pub async fn stream(
     state: &AppState,
+    config: &Config,
     profile: &Profile,
     headers: &HeaderMap,
     mut body: axum::body::Body,
 ) -> Result<Streamed, Problem> {
-    let max_scan = state.config.max_scan_bytes;
-    let max_buffer = state.config.max_body_bytes;
+    let max_scan = config.max_scan_bytes;
+    let max_buffer = config.max_body_bytes;
     let head = upload(headers, Vec::new());
     let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
     let declared = hyper::body::Body::size_hint(&body).lower();

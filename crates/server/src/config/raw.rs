@@ -24,6 +24,7 @@ pub(super) struct Raw {
     pub(super) log: RawLog,
     pub(super) errors: RawErrors,
     pub(super) websocket: super::websocket::RawWebSocket,
+    pub(super) admin: RawAdmin,
 }
 
 impl Raw {
@@ -105,6 +106,12 @@ pub(super) struct RawLog {
     pub(super) format: Spanned<String>,
     pub(super) level: String,
     pub(super) buffer_lines: Spanned<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAdmin {
+    pub(super) reload: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 49);
+        assert_eq!(keys, 50);
     }
 }
 
@@ -159,7 +159,8 @@ mod doc_tests {
 fn proxy_threads_default_to_the_available_cores() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let o = Overrides::default();
-    assert_eq!(load("", &[], &o).unwrap().proxy_threads, cores);
+    let auto = load("", &[], &o).unwrap();
+    assert_eq!((auto.proxy_threads, auto.proxy_threads_set), (cores, 0));
     let three = load("[listen]\nproxy_threads = 3\n", &[], &o).unwrap();
     assert_eq!(three.proxy_threads, 3);
     let env = load("", &[("UTF8GATE_LISTEN_PROXY_THREADS", "5")], &o).unwrap();

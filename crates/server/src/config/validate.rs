@@ -146,9 +146,10 @@ pub(super) fn validate(
         errors: error_style,
     };
     let routes = routes::build(&raw.route, &defaults, sources)?;
-    let proxy_threads = match limit("listen.proxy_threads", &listen.proxy_threads, 0, 1024)? {
+    let proxy_threads_set = limit("listen.proxy_threads", &listen.proxy_threads, 0, 1024)? as usize;
+    let proxy_threads = match proxy_threads_set {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n as usize,
+        n => n,
     };
     let log_format = match log.format.get_ref().as_str() {
         "json" => LogFormat::Json,
@@ -167,6 +168,7 @@ pub(super) fn validate(
             false => Some(addr("listen.grpc_authz_addr", &listen.grpc_authz_addr)?),
         },
         proxy_threads,
+        proxy_threads_set,
         upstream: upstream_url,
         connect_timeout: seconds(
             "upstream.connect_timeout_seconds",
@@ -268,6 +270,7 @@ pub(super) fn validate(
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
         errors: error_style,
         websocket: super::websocket::validate(&raw.websocket, &bad, &size, &seconds)?,
+        admin_reload: raw.admin.reload,
     };
     let span = l.max_buffered_bytes.span();
     budget_holds_a_body(&config).map_err(|m| bad("limits.max_buffered_bytes", span, m))?;

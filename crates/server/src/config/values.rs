@@ -33,6 +33,9 @@ pub struct Config {
     pub grpc_authz_addr: Option<SocketAddr>,
     /// Threads serving the proxy listener (at least 1).
     pub proxy_threads: usize,
+    /// `listen.proxy_threads` as set (0: one per available core, which `proxy_threads` is):
+    /// what a reload compares, so that a changed CPU quota is no change of the setting.
+    pub proxy_threads_set: usize,
     /// Upstream base URL (`http://host:port`), if proxying.
     pub upstream: Option<String>,
     /// Upstream connect timeout.
@@ -102,6 +105,8 @@ pub struct Config {
     pub errors: ErrorStyle,
     /// WebSocket upgrades and tunnels (`[websocket]`).
     pub websocket: super::WebSocket,
+    /// Serve `POST /admin/reload` on the admin listener (`admin.reload`).
+    pub admin_reload: bool,
 }
 
 impl Config {

@@ -1,8 +1,8 @@
 //! The listener's body limit: a declared `Content-Length` over it is refused (413) before a
 //! byte of the body is read; any other body is wrapped in `http_body_util::Limited`, so that
 //! reading past the limit fails (and [`read_whole`] makes that failure a 413 too). A request's
-//! route (`layers::route`) may set its own limit. [`read_whole`] charges what it buffers to the
-//! memory budget (`crate::budget`).
+//! route (chosen by `layers::snapshot`) may set its own limit. [`read_whole`] charges what it
+//! buffers to the memory budget (`crate::budget`).
 
 use std::task::{Context, Poll};
 

@@ -9,4 +9,4 @@ pub mod in_flight;
 pub mod on_response;
 pub mod problems;
 pub mod request_id;
-pub mod route;
+pub mod snapshot;

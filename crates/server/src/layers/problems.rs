@@ -1,8 +1,10 @@
 //! Renders the [`Problem`] a response carries (see `crate::problem`) into its body, with the
 //! request's id: the one place both are known. The [`ErrorStyle`] is the response's (in its
 //! extensions), else the request's (a route's, inserted before this layer's `call`), else the
+//! `[errors]` of the configuration the request started with (its snapshot), else the
 //! listener's; the representation is negotiated from the request's `Accept`.
 
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::http::{HeaderValue, Request, header};
@@ -11,6 +13,7 @@ use axum::response::Response;
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::problem::{ErrorStyle, Format, Problem, negotiate, render_into};
+use crate::state::Snapshot;
 
 /// Renders problems (inside [`RequestIdLayer`](super::request_id::RequestIdLayer)) in the
 /// listener's default [`ErrorStyle`] unless the request or the response carries one.
@@ -57,9 +60,9 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let extensions = request.extensions();
-        let style = extensions
-            .get::<ErrorStyle>()
-            .copied()
+        // The request's own style (its route's), else its configuration's `[errors]`.
+        let style = (extensions.get::<ErrorStyle>().copied())
+            .or_else(|| (extensions.get::<Arc<Snapshot>>()).map(|s| s.config.errors))
             .unwrap_or(self.style);
         let render = Render {
             id: extensions.get::<RequestId>().cloned(),

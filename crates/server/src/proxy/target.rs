@@ -3,47 +3,27 @@
 //! path-override headers of peers that are not trusted proxies.
 
 use axum::http::request::Parts;
-use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::problem::{Problem, ProblemKind};
-use crate::state::AppState;
+use crate::state::Snapshot;
 
 /// The methods the proxy forwards, for `Allow`.
 const ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
-/// The path-override headers of the default profile (`readings.path_override_headers`), as
-/// header names parsed once.
-pub(crate) struct Overrides(Vec<HeaderName>);
-
-impl Overrides {
-    /// Those of `state`'s default profile.
-    pub(crate) fn of(state: &AppState) -> Overrides {
-        let names = state
-            .gate
-            .profile(None)
-            .map_or(&[][..], |p| &p.readings.path_override_headers[..]);
-        Overrides(
-            names
-                .iter()
-                .filter_map(|n| HeaderName::from_bytes(n.as_bytes()).ok())
-                .collect(),
-        )
-    }
-}
-
 /// The answer to give here when the request must not be forwarded (`CONNECT`; `TRACE` unless
 /// allowed; `OPTIONS *`; an absolute-form target whose authority is not the `Host`; a path
 /// override from an untrusted peer when those are refused); otherwise removes the
-/// path-override headers of an untrusted peer and the request goes on to the gate.
+/// path-override headers of an untrusted peer (those of the default profile of `snapshot`)
+/// and the request goes on to the gate.
 pub(super) fn answer_here(
-    state: &AppState,
-    overrides: &Overrides,
+    snapshot: &Snapshot,
     parts: &mut Parts,
     trusted: bool,
 ) -> Option<Response> {
     let method = &parts.method;
-    if *method == Method::CONNECT || (*method == Method::TRACE && !state.config.allow_trace) {
+    if *method == Method::CONNECT || (*method == Method::TRACE && !snapshot.config.allow_trace) {
         let detail = format!("{method} is not forwarded by this proxy");
         let mut response = Problem::new(ProblemKind::MethodNotAllowed, detail).into_response();
         response
@@ -74,11 +54,11 @@ pub(super) fn answer_here(
         }
     }
     if !trusted {
-        let overrides = &overrides.0;
+        let overrides = &snapshot.path_overrides;
         // A pass over the names present (a handful) costs less than hashing each override.
         let present = parts.headers.keys().any(|k| overrides.contains(k));
         if present {
-            if state.config.refuse_untrusted_path_overrides {
+            if snapshot.config.refuse_untrusted_path_overrides {
                 let detail = "X-Original-URL, X-Rewrite-URL and the like are accepted from trusted proxies only";
                 return Some(
                     Problem::new(ProblemKind::UntrustedPathOverride, detail).into_response(),

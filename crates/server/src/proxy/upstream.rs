@@ -4,7 +4,7 @@
 //! back).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::uri::{Authority, PathAndQuery, Scheme};
@@ -111,13 +111,17 @@ impl Upstream {
     pub(super) async fn forward(
         &self,
         state: &AppState,
+        config: &Config,
         parts: Parts,
         outgoing: Outgoing,
         sent: Sent<'_>,
     ) -> Response {
         let id = sent.3.cloned();
         match self.request(parts, outgoing, sent) {
-            Ok(outgoing) => self.exchange(state, outgoing, id).await,
+            Ok(outgoing) => {
+                self.exchange(state, config.response_timeout, outgoing, id)
+                    .await
+            }
             Err(problem) => problem.into_response(),
         }
     }
@@ -211,6 +215,7 @@ impl Upstream {
     async fn exchange(
         &self,
         state: &AppState,
+        response_timeout: Duration,
         outgoing: axum::http::Request<Full<Bytes>>,
         id: Option<RequestId>,
     ) -> Response {
@@ -227,7 +232,7 @@ impl Upstream {
                 },
             }
         };
-        let answered = tokio::time::timeout(state.config.response_timeout, exchanged).await;
+        let answered = tokio::time::timeout(response_timeout, exchanged).await;
         let metrics = &state.metrics;
         match answered {
             Ok(Ok(response)) => {

@@ -28,6 +28,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
+use crate::config::Config;
 use crate::layers::request_id::RequestId;
 use crate::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
@@ -91,7 +92,11 @@ pub(super) fn accept_key(key: &[u8]) -> String {
 
 /// The WebSocket handshake of a request with `Upgrade`, or the problem that refuses it;
 /// `Ok(None)` for a request without `Upgrade` (an ordinary request).
-pub(super) fn handshake(state: &AppState, parts: &mut Parts) -> Result<Option<Handshake>, Problem> {
+pub(super) fn handshake(
+    state: &AppState,
+    config: &Config,
+    parts: &mut Parts,
+) -> Result<Option<Handshake>, Problem> {
     let headers = &parts.headers;
     if !headers.contains_key(UPGRADE) {
         return Ok(None);
@@ -102,7 +107,7 @@ pub(super) fn handshake(state: &AppState, parts: &mut Parts) -> Result<Option<Ha
                       h2c and other protocols are refused";
         return Err(Problem::new(ProblemKind::UpgradeRefused, detail));
     }
-    if !state.config.websocket.enabled {
+    if !config.websocket.enabled {
         let detail = "WebSocket upgrades are turned off here (websocket.enabled = false)";
         return Err(Problem::new(ProblemKind::UpgradeRefused, detail));
     }
@@ -157,9 +162,8 @@ pub(super) fn handshake(state: &AppState, parts: &mut Parts) -> Result<Option<Ha
 /// relays any other answer, refuses a wrong `101` (502).
 pub(super) async fn exchange(
     state: &AppState,
-    authority: &Authority,
-    mut request: axum::http::Request<Full<Bytes>>,
-    handshake: Handshake,
+    config: &Config,
+    (authority, mut request, handshake): (&Authority, axum::http::Request<Full<Bytes>>, Handshake),
     route: Arc<Route>,
     id: Option<RequestId>,
 ) -> Response {
@@ -174,7 +178,6 @@ pub(super) async fn exchange(
     headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
     headers.remove(SEC_WEBSOCKET_EXTENSIONS);
     let request_id = id.as_ref().map_or("-", RequestId::as_str).to_string();
-    let config = &state.config;
     let answered = tokio::time::timeout(config.response_timeout, async {
         let address = format!(
             "{}:{}",
@@ -240,7 +243,7 @@ pub(super) async fn exchange(
         draining,
         ..
     } = handshake;
-    let tunnel = tunnel::Tunnel::new(state, route, request_id, draining);
+    let tunnel = tunnel::Tunnel::new(state, &config.websocket, route, request_id, draining);
     tokio::spawn(async move {
         let (client, upstream) = tokio::join!(client, upstream);
         match (client, upstream) {

@@ -21,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
 use super::frame::{self, CLOSE, Fail, Frame, Side, code};
 use super::judge::{Judged, judge};
 use super::message::{Assembly, Step, TextCheck, text_frame};
-use crate::config::ServerText;
+use crate::config::{ServerText, WebSocket};
 use crate::metrics::{Closed, WebSocketMetrics};
 use crate::routes::Route;
 use crate::serve::Draining;
@@ -152,14 +152,15 @@ fn fresh_key() -> [u8; 4] {
 }
 
 impl Tunnel {
-    /// The tunnel of a handshake on `route`, with `state`'s limits.
+    /// The tunnel of a handshake on `route`, with the limits `ws` of the configuration the
+    /// handshake started with.
     pub(super) fn new(
         state: &AppState,
+        ws: &WebSocket,
         route: Arc<Route>,
         request_id: String,
         draining: Option<Draining>,
     ) -> Tunnel {
-        let ws = &state.config.websocket;
         Tunnel {
             max_frame: ws.max_frame_bytes,
             max_message: ws.max_message_bytes,
