@@ -8,10 +8,8 @@
 //! thread: the same keys in the same order as `tracing`'s JSON formatter writes, at a fraction
 //! of its cost per request. Otherwise it goes through `tracing`.
 
-use std::cell::RefCell;
-use std::fmt;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 #[cfg(test)]
 use serde::Serialize;
@@ -19,8 +17,10 @@ use utf8gate_policy::{Decision, Mode};
 
 use crate::routes::Route;
 
+mod clock;
 mod refused;
 
+use clock::{Timestamp, milliseconds};
 pub use refused::{Refusal, write_refused};
 
 /// What the gate decided about one request, for its audit line and metrics.
@@ -101,12 +101,6 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
     let _ = std::io::Write::write_all(&mut writer.clone(), &line);
 }
 
-/// `seconds` in milliseconds, rounded to the microsecond (`41.871`, not `41.871452000000005`):
-/// a finer figure is timer noise, and its binary tail only lengthens every line.
-fn milliseconds(seconds: f64) -> f64 {
-    (seconds * 1_000_000.0).round() / 1000.0
-}
-
 /// The JSON line with its newline: the keys and values serde_json writes for the same line
 /// (a test compares them), written directly. Strings are copied as they are unless they hold
 /// something JSON escapes (request ids come from clients); numbers and the float are
@@ -169,60 +163,12 @@ fn json_string(out: &mut Vec<u8>, text: &str) {
     }
 }
 
-/// A time as `tracing`'s `SystemTime` timer writes it: RFC 3339, UTC, microseconds.
-struct Timestamp(SystemTime);
-
-thread_local! {
-    /// The last second a time stamp was written for on this thread, and its text up to the
-    /// fraction: `YYYY-MM-DDTHH:MM:SS.` (the calendar is computed once per second).
-    static SECOND: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
-}
-
-impl fmt::Display for Timestamp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let seconds = since.as_secs();
-        SECOND.with(|cached| {
-            let mut cached = cached.borrow_mut();
-            if cached.0 != seconds {
-                *cached = (seconds, second_prefix(seconds));
-            }
-            f.write_str(&cached.1)
-        })?;
-        write!(f, "{:06}Z", since.subsec_micros())
-    }
-}
-
-#[cfg(test)]
-impl Serialize for Timestamp {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// `YYYY-MM-DDTHH:MM:SS.` of a count of seconds since the Unix epoch, in UTC (the calendar is
-/// the `time` crate's, whose range ends with the year 9999).
-fn second_prefix(seconds: u64) -> String {
-    let t = i64::try_from(seconds)
-        .ok()
-        .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
     use std::sync::{Arc, Mutex};
+    use std::time::UNIX_EPOCH;
 
     /// A writer into a shared buffer, for a test subscriber.
     #[derive(Clone, Default)]

@@ -50,7 +50,7 @@ pub fn write_refused(refusal: Refusal<'_>, request_id: &str, seconds: f64) {
     if !tracing::enabled!(target: "utf8gate::audit", tracing::Level::INFO) {
         return;
     }
-    let duration_ms = super::milliseconds(seconds);
+    let duration_ms = super::clock::milliseconds(seconds);
     let Some(writer) = crate::logging::direct_writer() else {
         tracing::info!(
             target: "utf8gate::audit",
@@ -77,7 +77,7 @@ pub fn write_refused(refusal: Refusal<'_>, request_id: &str, seconds: f64) {
 /// The JSON line with its newline.
 fn json_line(refusal: Refusal<'_>, request_id: &str, duration_ms: f64, now: SystemTime) -> Vec<u8> {
     let line = Line {
-        timestamp: super::Timestamp(now).to_string(),
+        timestamp: super::clock::Timestamp(now).to_string(),
         level: "INFO",
         message: "request",
         request_id,
