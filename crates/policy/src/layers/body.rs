@@ -66,7 +66,14 @@ pub(crate) fn whole_or_said<'a>(
         BodyState::Withheld => {
             let length = request.header_value("content-length").map(trim);
             let declared = length.is_some_and(|l| l.iter().any(|&b| b != b'0'));
-            if declared || request.header_value("transfer-encoding").is_some() {
+            // A front that passes neither length nor framing (Traefik ForwardAuth without
+            // `forwardBody`: its check is a GET of its own) still passes `Content-Type`, which
+            // describes a body. A `Content-Length: 0` says there is none.
+            let typed = length.is_none()
+                && request
+                    .header_value("content-type")
+                    .is_some_and(|t| !trim(t).is_empty());
+            if declared || typed || request.header_value("transfer-encoding").is_some() {
                 let message = "the check came without the request's body: it was not inspected";
                 out.structural(
                     Part::Body,

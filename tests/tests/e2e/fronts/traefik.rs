@@ -28,17 +28,33 @@ struct Front {
 
 impl Front {
     async fn start() -> Option<Front> {
+        Front::start_with(DYNAMIC_YML, "").await
+    }
+
+    /// Traefik with the shipped file's `forwardBody` and `maxBodySize` lines removed, as the
+    /// file says to do on a Traefik without them, and utf8gate with routes `toml`.
+    async fn without_forward_body(toml: &str) -> Option<Front> {
+        let lines = DYNAMIC_YML.lines();
+        let kept: Vec<&str> = lines
+            .filter(|l| !l.trim_start().starts_with("forwardBody:"))
+            .filter(|l| !l.trim_start().starts_with("maxBodySize:"))
+            .collect();
+        assert_eq!(kept.len() + 2, DYNAMIC_YML.lines().count(), "the two lines");
+        Front::start_with(&(kept.join("\n") + "\n"), toml).await
+    }
+
+    async fn start_with(shipped: &str, toml: &str) -> Option<Front> {
         let bin = front_tool("traefik", "TRAEFIK_BIN", &[], "REQUIRE_TRAEFIK")?;
         let app = Upstream::start().await;
-        let gw = Gateway::start("", None).await;
+        let gw = Gateway::start(toml, None).await;
         let dir = ScratchDir::new("traefik");
-        let dynamic = DYNAMIC_YML
+        let dynamic = shipped
             .replace(
                 "http://127.0.0.1:8081/authz/forward",
                 &format!("http://{}/authz/forward", gw.api),
             )
             .replace("http://127.0.0.1:3000", &app.url());
-        assert_ne!(dynamic, DYNAMIC_YML, "the shipped addresses were not found");
+        assert_ne!(dynamic, shipped, "the shipped addresses were not found");
         let dynamic = dir.write("dynamic.yml", dynamic.as_bytes());
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
         let mut command = Command::new(bin);
@@ -278,4 +294,50 @@ async fn traefik_answers_401_itself_past_max_body_size() {
     );
     assert_eq!(front.received()[0].body.len(), max);
     assert_eq!(front.authz_count().await, before + 1.0);
+}
+
+/// Without `forwardBody` Traefik's check is a GET of its own, with neither the body nor its
+/// length; the original's `Content-Type` still describes one: `body_not_inspected`, in the
+/// audit line and the metrics, allowed, and denied on a route with `require_body`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traefik_without_forward_body_says_the_body_was_not_inspected() {
+    let toml = "[[route]]\nname = \"uploads\"\npaths = [\"/upload/\"]\nrequire_body = true\n";
+    let Some(front) = Box::pin(Front::without_forward_body(toml)).await else {
+        return;
+    };
+    let hidden = br#"{"a":"\u0000"}"#;
+    let post = |path: &str, id: &str| {
+        let headers: [(&str, &[u8]); 2] = [
+            ("Content-Type", b"application/json"),
+            ("X-Request-Id", id.as_bytes()),
+        ];
+        request("POST", path, &headers, hidden)
+    };
+    let response = send(front.addr, &post("/form", "no-body-1")).await;
+    assert_eq!(response.status, 200, "{}", response.text());
+    let line = front.gw.audit_line("no-body-1").await;
+    assert_eq!(line["decision"], "allow", "{line}");
+    let kinds = line["kinds"].as_str().unwrap_or_default();
+    assert!(kinds.contains("body_not_inspected"), "{line}");
+    // The route that requires the body denies the same request.
+    let response = send(front.addr, &post("/upload/a", "no-body-2")).await;
+    assert_eq!(response.status, 403, "{}", response.text());
+    let line = front.gw.audit_line("no-body-2").await;
+    assert_eq!(line["decision"], "reject", "{line}");
+    // A GET describes no body: nothing to say.
+    let response = send(front.addr, &get_close("/plain")).await;
+    assert_eq!(response.status, 200, "{}", response.text());
+    let metrics = Box::pin(front.gw.metrics()).await;
+    let found = "utf8gate_findings_total{kind=\"body_not_inspected\",location=\"body\"}";
+    assert_eq!(metrics.value(found), 2.0, "one per POST");
+    assert!(
+        poll_until(Duration::from_secs(5), || front.received().len() == 2).await,
+        "{}",
+        front.traefik.log()
+    );
+    let received = front.received();
+    assert_eq!(received[0].target, "/form");
+    // Traefik forwards the body the check never saw.
+    assert_eq!(received[0].body, hidden);
+    assert_eq!(received[1].target, "/plain");
 }
