@@ -48,7 +48,7 @@ pub use finding::{Action, Finding, FindingKind, KindClass, Severity};
 pub use identity::{
     Identity, IdentityAction, IdentityKind, IdentityReport, IdentitySpec, Restriction,
 };
-pub use layers::body::streamable;
+pub use layers::body::{archive_in, streamable};
 pub use layers::coding;
 pub use layers::head_refused;
 pub use layers::parts::{FormPart, read_multipart};

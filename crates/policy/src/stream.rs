@@ -12,7 +12,7 @@ use crate::found::{Found, KindSet};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
-use crate::request::Request;
+use crate::request::{ContentType, Request};
 use crate::textual::SNIFF_BYTES;
 use crate::verdict::Verdict;
 
@@ -29,9 +29,12 @@ pub struct BodyScan<'p> {
     /// Bytes after a UTF-16 or UTF-32 signature, or of a body that is not text, counted and
     /// not read.
     foreign: Option<u64>,
-    /// The head decides whether a body of no type is text (`crate::textual`): it is held
-    /// until [`SNIFF_BYTES`] bytes, not four.
+    /// The head decides whether a body of no type is text (`crate::textual`).
     sniff: bool,
+    /// The body's media type: the head says whether it is an archive (`archive_in`).
+    content_type: ContentType,
+    /// Why a body of a binary type is not text, said unless the head is an archive.
+    binary: Option<String>,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -58,6 +61,8 @@ impl<'p> BodyScan<'p> {
             started: false,
             foreign: None,
             sniff: false,
+            content_type: ContentType::parse(b""),
+            binary: None,
             offset: 0,
             found,
             stopped: None,
@@ -74,17 +79,14 @@ impl<'p> BodyScan<'p> {
     /// findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
+        let ct = head
+            .content_type()
+            .unwrap_or_else(|| ContentType::parse(b""));
         if !profile.scan_binary {
-            let ct = head
-                .content_type()
-                .unwrap_or_else(|| crate::request::ContentType::parse(b""));
             scan.sniff = ct.essence.is_empty();
-            if let Some(reason) = crate::textual::not_text(&ct, b"") {
-                scan.collector.not_text = Some(reason);
-                scan.started = true;
-                scan.foreign = Some(0);
-            }
+            scan.binary = crate::textual::not_text(&ct, b"");
         }
+        scan.content_type = ct;
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
         match coding::request_codings(head, profile.readings.content_codings, &limits) {
@@ -146,7 +148,8 @@ impl<'p> BodyScan<'p> {
         } else if self.started {
             self.check(chunk);
         } else {
-            let want = if self.sniff { SNIFF_BYTES } else { 4 };
+            // The first 8 KiB: enough to tell text, a signature and an archive.
+            let want = SNIFF_BYTES;
             let take = chunk.len().min(want - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
             if self.head.len() == want {
@@ -155,12 +158,28 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// Looks at the head (four bytes, [`SNIFF_BYTES`] for a body of no type, or the whole body
-    /// if shorter), then checks it and `rest` unless a UTF-16 or UTF-32 signature says the body
-    /// is not UTF-8, or it is not text (as the buffered evaluation reads it).
+    /// Looks at the head ([`SNIFF_BYTES`], or the whole body if shorter), then checks it and
+    /// `rest` unless it is an archive (refused: its names need the whole body, which a scan
+    /// does not hold), a UTF-16 or UTF-32 signature says the body is not UTF-8, or it is not
+    /// text (as the buffered evaluation reads it).
     fn start(&mut self, rest: &[u8]) {
         self.started = true;
         let head = std::mem::take(&mut self.head);
+        if let Some(what) = crate::layers::readings::archive_in(&self.content_type, &head) {
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            let message = format!(
+                "an archive ({what}) too large to be read whole: its entry names (a ZIP's are \
+                 at its end) are not read as it streams, so it is refused"
+            );
+            let raw = RawFinding::new(FindingKind::LimitExceeded, 0, &[], Fix::None, None, message);
+            self.collector.add(&self.location, raw, "");
+            return;
+        }
+        if let Some(reason) = self.binary.take() {
+            self.collector.not_text = Some(reason);
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            return;
+        }
         if let Some((_, message)) = crate::layers::body::foreign_signature(&head) {
             self.foreign = Some((head.len() + rest.len()) as u64);
             let kind = FindingKind::ForeignCharset;
@@ -169,8 +188,7 @@ impl<'p> BodyScan<'p> {
             return;
         }
         if self.sniff {
-            let ct = crate::request::ContentType::parse(b"");
-            if let Some(reason) = crate::textual::not_text(&ct, &head) {
+            if let Some(reason) = crate::textual::not_text(&self.content_type, &head) {
                 self.collector.not_text = Some(reason);
                 self.foreign = Some((head.len() + rest.len()) as u64);
                 return;

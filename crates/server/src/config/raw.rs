@@ -73,6 +73,7 @@ pub(super) struct RawLimits {
     pub(super) max_header_bytes: Spanned<RawSize>,
     pub(super) max_body_bytes: Spanned<RawSize>,
     pub(super) max_scan_bytes: Spanned<RawSize>,
+    pub(super) max_archive_bytes: Spanned<RawSize>,
     pub(super) max_buffered_bytes: Spanned<RawSize>,
     pub(super) buffer_wait_seconds: Spanned<f64>,
     pub(super) header_read_timeout_seconds: Spanned<f64>,

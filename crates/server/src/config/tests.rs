@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 49);
+        assert_eq!(keys, 50);
     }
 }
 

@@ -191,6 +191,12 @@ pub(super) fn validate(
         )? as usize,
         max_body_bytes,
         max_scan_bytes: size("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
+        max_archive_bytes: size(
+            "limits.max_archive_bytes",
+            &l.max_archive_bytes,
+            1,
+            u64::MAX,
+        )?,
         max_buffered_bytes: size(
             "limits.max_buffered_bytes",
             &l.max_buffered_bytes,

@@ -53,18 +53,50 @@ fn claims(ct: &ContentType) -> bool {
     ZIP_TYPES.contains(&essence) || TAR_TYPES.contains(&essence) || GZIP_TYPES.contains(&essence)
 }
 
-/// A body of no type (or `application/octet-stream`) that starts as a ZIP: its names, a
-/// second reading (an extractor that sniffs reads it so).
+/// A body of no type (or `text/plain`, `application/octet-stream`) that starts as a ZIP, a
+/// tar or a gzip-compressed tar: its names, a second reading (an extractor that sniffs reads
+/// it so).
 fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Decomposed<'a>) {
-    if zip::is_zip(body) {
-        read(
-            body,
-            &ContentType::parse(ZIP_TYPES[0].as_bytes()),
-            profile,
-            false,
-            out,
-        );
+    let essence = match Format::of(body) {
+        Some(Format::Zip) => ZIP_TYPES[0],
+        Some(Format::Tar) => TAR_TYPES[0],
+        Some(Format::Gzip) if gzip_holds_tar(body) => GZIP_TYPES[0],
+        _ => return,
+    };
+    read(
+        body,
+        &ContentType::parse(essence.as_bytes()),
+        profile,
+        false,
+        out,
+    );
+}
+
+/// The archive a body of type `ct` whose first bytes are `head` is read as, if it is one: a
+/// type this reading claims, or a body of no type, `text/plain` or `application/octet-stream`
+/// that starts as a ZIP, a tar or a gzip-compressed tar (its first 8 KiB are enough).
+pub(crate) fn archive_in(ct: &ContentType, head: &[u8]) -> Option<&'static str> {
+    if claims(ct) {
+        // A gzip of no tar is not an archive (`not_text`, as `read` says).
+        let gzip = GZIP_TYPES.contains(&ct.essence.as_str());
+        let plain_gzip = gzip && Format::of(head) == Some(Format::Gzip) && !gzip_holds_tar(head);
+        return (!plain_gzip).then_some("its type");
     }
+    let sniffs = ["", "text/plain", "application/octet-stream"].contains(&ct.essence.as_str());
+    match Format::of(head).filter(|_| sniffs)? {
+        Format::Zip => Some("ZIP"),
+        Format::Tar => Some("tar"),
+        Format::Gzip => gzip_holds_tar(head).then_some("gzip-compressed tar"),
+    }
+}
+
+/// Whether the gzip `body` (or its first bytes) inflates to a tar header.
+fn gzip_holds_tar(body: &[u8]) -> bool {
+    let mut head = Vec::with_capacity(512);
+    let gz = flate2::read::MultiGzDecoder::new(body);
+    // A cut gzip fails at its end: what it inflated before is kept.
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(gz, 512), &mut head);
+    tar::is_tar(&head)
 }
 
 /// A ZIP body: its names as fields, or why it is refused.

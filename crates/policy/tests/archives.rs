@@ -1,0 +1,186 @@
+//! Archives as every way in meets them: a streamed body that is an archive (by its type or
+//! its first bytes) is refused, never passed unread; an archive sent untyped, as
+//! `application/octet-stream` or as such a multipart file part is read for its names as one
+//! sent as `application/zip` is. Archives built byte by byte (stored ZIPs, ustar headers).
+
+mod support;
+
+use support::coders::gzip;
+use utf8gate_policy::{BodyScan, Decision, Profile, Request, Verdict, evaluate, evaluate_upload};
+
+fn crc(bytes: &[u8]) -> u32 {
+    let mut c = flate2::Crc::new();
+    c.update(bytes);
+    c.sum()
+}
+
+/// A stored ZIP of `(name, content)` entries, names flagged UTF-8.
+pub(crate) fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    for (name, content) in entries {
+        let offset = out.len() as u32;
+        let mut common = vec![20, 0, 0, 8, 0, 0, 0, 0, 0, 0];
+        common.extend_from_slice(&crc(content).to_le_bytes());
+        common.extend_from_slice(&(content.len() as u32).to_le_bytes());
+        common.extend_from_slice(&(content.len() as u32).to_le_bytes());
+        common.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        common.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&common);
+        out.extend_from_slice(name);
+        out.extend_from_slice(content);
+        central.extend_from_slice(b"PK\x01\x02\x14\x03");
+        central.extend_from_slice(&common);
+        central.extend_from_slice(&[0; 10]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name);
+    }
+    let at = out.len() as u32;
+    out.extend_from_slice(&central);
+    let n = (entries.len() as u16).to_le_bytes();
+    out.extend_from_slice(&[b'P', b'K', 5, 6, 0, 0, 0, 0, n[0], n[1], n[0], n[1]]);
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// A ustar archive of `(name, content)` entries, with its two end blocks.
+pub(crate) fn tar(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, content) in entries {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name);
+        h[100..107].copy_from_slice(b"0000644");
+        h[124..135].copy_from_slice(format!("{:011o}", content.len()).as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[148..156].copy_from_slice(b"        ");
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(content);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+fn upload(content_type: &str, body: &[u8]) -> Request {
+    let r = Request::new("POST", b"/");
+    let r = match content_type {
+        "" => r,
+        t => r.header("Content-Type", t.as_bytes()),
+    };
+    r.body(body)
+}
+
+/// The verdict of `body` streamed in 1000-byte chunks as `content_type` under strict.
+fn streamed(content_type: &str, body: &[u8]) -> Verdict {
+    let strict = Profile::strict();
+    let mut scan = BodyScan::for_body_of(&strict, &upload(content_type, b""), 1 << 30);
+    body.chunks(1000).for_each(|c| scan.feed(c));
+    scan.finish()
+}
+
+/// A slip ZIP padded past the first 8 KiB by a stored entry of binary content.
+fn padded(names: &[&[u8]]) -> Vec<u8> {
+    let pad = vec![0xA5u8; 20_000];
+    let mut entries: Vec<(&[u8], &[u8])> = vec![(b"pad.bin", &pad)];
+    entries.extend(names.iter().map(|n| (*n, &b"x"[..])));
+    zip(&entries)
+}
+
+#[test]
+fn a_streamed_archive_is_refused_never_allowed_unread() {
+    let slip = padded(&[b"../../etc/cron.d/x"]);
+    let clean = padded(&[b"docs/a.txt"]);
+    let tarred = tar(&[(b"pad.bin", &[0xA5; 20_000]), (b"ok.txt", b"x")]);
+    for (ct, body) in [
+        ("application/zip", &slip),
+        ("application/zip", &clean),
+        ("application/x-zip-compressed", &clean),
+        ("", &slip),
+        ("", &clean),
+        ("application/octet-stream", &clean),
+        ("text/plain", &clean),
+        ("", &tarred),
+        ("application/octet-stream", &tarred),
+        ("application/x-tar", &tarred),
+        ("application/octet-stream", &gzip(&tarred)),
+        ("application/gzip", &gzip(&tarred)),
+    ] {
+        let v = streamed(ct, body);
+        assert_eq!(v.decision, Decision::Reject, "{ct:?}: {:?}", v.kinds());
+        assert_eq!(v.kinds(), ["limit_exceeded"], "{ct:?}");
+        assert!(v.findings[0].message.contains("too large"), "{ct:?}");
+        // Read whole, the same bytes are read for their names (and as text: its NULs).
+        let whole = evaluate_upload(&Profile::strict(), &upload(ct, body)).verdict;
+        let refused = std::ptr::eq(body, &slip) || ct == "text/plain";
+        let kinds = whole.kinds();
+        assert_eq!(
+            whole.decision == Decision::Reject,
+            refused,
+            "{ct:?}: {kinds:?}"
+        );
+    }
+    // Binary that is no archive stays not text, streamed or whole; and a type that is not
+    // sniffed (a PNG) is not read as an archive either way.
+    let png = [b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".as_slice(), &[0xA5; 20_000]].concat();
+    for (ct, body) in [
+        ("application/octet-stream", &png),
+        ("", &png),
+        ("image/png", &slip),
+        ("application/gzip", &gzip(&png)),
+    ] {
+        let v = streamed(ct, body);
+        assert_eq!(v.decision, Decision::Allow, "{ct:?}: {:?}", v.kinds());
+        assert!(v.not_text.is_some(), "{ct:?}");
+        let whole = evaluate_upload(&Profile::strict(), &upload(ct, body)).verdict;
+        assert_eq!(
+            whole.decision,
+            Decision::Allow,
+            "{ct:?}: {:?}",
+            whole.kinds()
+        );
+    }
+}
+
+/// A multipart body with one file part (`type` `None`: no `Content-Type` line).
+fn multipart(part_type: Option<&str>, body: &[u8]) -> Vec<u8> {
+    let typed = part_type.map_or(String::new(), |t| format!("Content-Type: {t}\r\n"));
+    let head = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"upload\"\r\n{typed}\r\n"
+    );
+    [head.as_bytes(), body, b"\r\n--b--\r\n"].concat()
+}
+
+#[test]
+fn an_archive_of_no_type_or_an_octet_stream_is_read_as_a_typed_one() {
+    let slip = zip(&[(b"ok.txt", b"\0x"), (b"../../x.sh", b"x")]);
+    let clean = zip(&[(b"ok.txt", b"\0x"), (b"docs/b.txt", b"x")]);
+    let tar_slip = tar(&[(b"ok.txt", b"x"), (b"a/../../x.sh", b"x")]);
+    let tar_clean = tar(&[(b"ok.txt", b"x"), (b"a/b.sh", b"x")]);
+    let strict = Profile::strict();
+    for (body, reject) in [
+        (slip, true),
+        (clean, false),
+        (tar_slip.clone(), true),
+        (tar_clean.clone(), false),
+        (gzip(&tar_slip), true),
+        (gzip(&tar_clean), false),
+    ] {
+        for ct in ["", "application/octet-stream"] {
+            let v = evaluate_upload(&strict, &upload(ct, &body)).verdict;
+            assert_eq!(v.decision == Decision::Reject, reject, "{ct:?} {v:?}");
+        }
+        for part in [None, Some("application/octet-stream")] {
+            let form = multipart(part, &body);
+            let request = upload("multipart/form-data; boundary=b", &form);
+            let v = evaluate(&strict, &request).verdict;
+            assert_eq!(v.decision == Decision::Reject, reject, "{part:?} {v:?}");
+        }
+    }
+}
