@@ -16,19 +16,28 @@ fn crc(bytes: &[u8]) -> u32 {
 
 /// A stored ZIP of `(name, content)` entries, names flagged UTF-8.
 pub(crate) fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+    zip_with(entries, false)
+}
+
+/// A ZIP of `(name, content)` entries, stored or deflated, names flagged UTF-8.
+pub(crate) fn zip_with(entries: &[(&[u8], &[u8])], deflate: bool) -> Vec<u8> {
     let (mut out, mut central) = (Vec::new(), Vec::new());
     for (name, content) in entries {
         let offset = out.len() as u32;
-        let mut common = vec![20, 0, 0, 8, 0, 0, 0, 0, 0, 0];
+        let data = match deflate {
+            true => support::coders::raw_deflate(content),
+            false => content.to_vec(),
+        };
+        let mut common = vec![20, 0, 0, 8, 8 * u8::from(deflate), 0, 0, 0, 0, 0];
         common.extend_from_slice(&crc(content).to_le_bytes());
-        common.extend_from_slice(&(content.len() as u32).to_le_bytes());
+        common.extend_from_slice(&(data.len() as u32).to_le_bytes());
         common.extend_from_slice(&(content.len() as u32).to_le_bytes());
         common.extend_from_slice(&(name.len() as u16).to_le_bytes());
         common.extend_from_slice(&[0, 0]);
         out.extend_from_slice(b"PK\x03\x04");
         out.extend_from_slice(&common);
         out.extend_from_slice(name);
-        out.extend_from_slice(content);
+        out.extend_from_slice(&data);
         central.extend_from_slice(b"PK\x01\x02\x14\x03");
         central.extend_from_slice(&common);
         central.extend_from_slice(&[0; 10]);
@@ -183,4 +192,94 @@ fn an_archive_of_no_type_or_an_octet_stream_is_read_as_a_typed_one() {
             assert_eq!(v.decision == Decision::Reject, reject, "{part:?} {v:?}");
         }
     }
+}
+
+/// The kinds of `body` uploaded as `content_type` under `profile`, each with its location's
+/// name.
+fn findings(profile: &Profile, content_type: &str, body: &[u8]) -> Vec<(String, String)> {
+    let v = evaluate_upload(profile, &upload(content_type, body)).verdict;
+    let named = v.findings.iter().map(|f| {
+        let name = f.location.name.clone().unwrap_or_default();
+        (f.kind.as_str().to_string(), name)
+    });
+    named.collect()
+}
+
+fn limits(toml: &str) -> Profile {
+    Profile::from_toml(&format!("name = \"t\"\n[limits]\n{toml}\n"), "t.toml").unwrap()
+}
+
+#[test]
+fn archive_limits_are_profile_keys() {
+    let three = zip(&[(b"a", b"12345"), (b"b", b"12345"), (b"c", b"12345")]);
+    let strict = Profile::strict();
+    assert!(findings(&strict, "application/zip", &three).is_empty());
+    for key in ["max_archive_entries = 2", "max_archive_unpacked_bytes = 12"] {
+        let kinds = findings(&limits(key), "application/zip", &three);
+        assert_eq!(kinds, [("limit_exceeded".into(), String::new())], "{key}");
+    }
+    let long = zip(&[(b"abcdef", b"x")]);
+    let kinds = findings(
+        &limits("max_archive_name_bytes = 5"),
+        "application/zip",
+        &long,
+    );
+    assert_eq!(kinds[0].0, "limit_exceeded");
+    let nested = zip(&[(b"inner.zip", &three)]);
+    let kinds = findings(&limits("max_archive_depth = 1"), "application/zip", &nested);
+    assert_eq!(kinds, [("limit_exceeded".into(), "inner.zip".into())]);
+    for zero in [
+        "max_archive_entries",
+        "max_archive_depth",
+        "max_archive_unpacked_bytes",
+    ] {
+        let text = format!("name = \"t\"\n[limits]\n{zero} = 0\n");
+        assert!(Profile::from_toml(&text, "t.toml").is_err(), "{zero}");
+    }
+}
+
+#[test]
+fn archives_in_archives_are_read_to_the_depth_or_reported() {
+    let strict = Profile::strict();
+    let slip = zip(&[(b"ok.txt", b"x"), (b"../../x.sh", b"x")]);
+    let clean = zip(&[(b"ok.txt", b"x"), (b"docs/b.txt", b"x")]);
+    let tar_slip = tar(&[(b"a/../../y.sh", b"y")]);
+    for deflate in [false, true] {
+        // By name, by magic (a ZIP named .bin), a tar and a gzip-compressed tar in a ZIP.
+        for (name, inner, found) in [
+            (&b"inner.zip"[..], &slip, "inner.zip!../../x.sh"),
+            (b"data.bin", &slip, "data.bin!../../x.sh"),
+            (b"t.tar", &tar_slip, "t.tar!a/../../y.sh"),
+            (b"t.tgz", &gzip(&tar_slip), "t.tgz!a/../../y.sh"),
+        ] {
+            let outer = zip_with(&[(b"readme.txt", b"hi"), (name, inner)], deflate);
+            let kinds = findings(&strict, "application/zip", &outer);
+            assert_eq!(kinds, [("dot_segment".into(), found.into())], "{deflate}");
+        }
+        let outer = zip_with(&[(b"inner.zip", &clean)], deflate);
+        assert!(findings(&strict, "application/zip", &outer).is_empty());
+    }
+    // A ZIP in a gzip-compressed tar.
+    let tgz = gzip(&tar(&[(b"in.zip", &slip)]));
+    let kinds = findings(&strict, "application/gzip", &tgz);
+    assert_eq!(kinds, [("dot_segment".into(), "in.zip!../../x.sh".into())]);
+    // A chain deeper than max_archive_depth (2), the shape of a quine (an archive that holds
+    // itself): read to the depth, the next one reported at its entry, never skipped.
+    let deep = zip(&[(b"c.zip", &clean)]);
+    let chain = zip(&[(b"b.zip", &deep)]);
+    let kinds = findings(&strict, "application/zip", &chain);
+    assert_eq!(kinds, [("limit_exceeded".into(), "b.zip!c.zip".into())]);
+    // A nested archive past the budget of inflated bytes (max_decoded_bytes).
+    let big = zip(&[(b"pad", &[b'a'; 4000]), (b"x", b"x")]);
+    let outer = zip_with(&[(b"big.zip", &big)], true);
+    let kinds = findings(
+        &limits("max_decoded_bytes = 1024"),
+        "application/zip",
+        &outer,
+    );
+    assert_eq!(kinds, [("limit_exceeded".into(), "big.zip".into())]);
+    // A corrupt nested archive is refused at its entry.
+    let cut = zip(&[(b"cut.zip", &slip[..slip.len() - 5])]);
+    let kinds = findings(&strict, "application/zip", &cut);
+    assert_eq!(kinds, [("malformed_body".into(), "cut.zip".into())]);
 }
