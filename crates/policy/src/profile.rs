@@ -23,8 +23,8 @@ use error::{line_of, nth_line_of};
 pub use limits::Limits;
 use raw_rule::RawRule;
 pub use readings::{
-    CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
-    YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, PartEncodingReading, PathBackend,
+    Readings, XmlDoctypeReading, YamlAliasReading,
 };
 
 /// The action for one kind: a default and per-class overrides.
@@ -119,9 +119,11 @@ impl Profile {
                 }
                 FindingKind::Bom => Rule::everywhere(Strip),
                 FindingKind::MisplacedBom => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
-                FindingKind::NotNfc => {
-                    Rule::everywhere(Normalize).with(&[C::Path, C::Header, C::Archive], Log)
-                }
+                // An archive name not in NFC reads two ways: libarchive (bsdtar) writes its NFC
+                // form, Info-ZIP and Python the bytes as they are.
+                FindingKind::NotNfc => Rule::everywhere(Normalize)
+                    .with(&[C::Path, C::Header], Log)
+                    .with(&[C::Archive], Reject),
                 FindingKind::ExcessiveCombining => Rule::everywhere(Reject),
                 FindingKind::Lookalike => Rule::everywhere(Log),
                 FindingKind::Nul => Rule::everywhere(Reject),
