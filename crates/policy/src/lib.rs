@@ -55,8 +55,8 @@ pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
-    CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
-    Readings, Rule, XmlDoctypeReading, YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, Limits, PartEncodingReading,
+    PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading, YamlAliasReading,
 };
 pub use request::{BodyState, ContentType, Mode, Request};
 pub use stream::BodyScan;

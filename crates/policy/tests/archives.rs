@@ -283,3 +283,38 @@ fn archives_in_archives_are_read_to_the_depth_or_reported() {
     let kinds = findings(&strict, "application/zip", &cut);
     assert_eq!(kinds, [("malformed_body".into(), "cut.zip".into())]);
 }
+
+/// `[readings] archive_contents = "text"`: each text entry checked as a text body at its entry
+/// (nested ones too), binary entries not; within `max_decoded_bytes`, then `limit_exceeded`.
+#[test]
+fn text_contents_are_checked_when_the_profile_reads_them() {
+    let read = |extra: &str| {
+        let text = format!("name = \"c\"\n[readings]\narchive_contents = \"text\"\n{extra}");
+        Profile::from_toml(&text, "c.toml").unwrap()
+    };
+    let contents = read("");
+    let bad: &[u8] = b"ok\nbad \xC0\xAE here\n";
+    let binary = [b"\x89PNG\0\0", bad].concat();
+    let inner = zip(&[(b"deep.txt", bad)]);
+    for deflate in [false, true] {
+        let archive = zip_with(
+            &[(b"a.txt", b"fine\n"), (b"b.txt", bad), (b"c.png", &binary)],
+            deflate,
+        );
+        // Off by default: the names are clean.
+        assert!(findings(&Profile::strict(), "application/zip", &archive).is_empty());
+        let found = findings(&contents, "application/zip", &archive);
+        assert_eq!(found, [("overlong".into(), "b.txt".into())], "{deflate}");
+        let nested = zip_with(&[(b"in.zip", &inner)], deflate);
+        let found = findings(&contents, "application/zip", &nested);
+        assert_eq!(found, [("overlong".into(), "in.zip!deep.txt".into())]);
+    }
+    let tarred = gzip(&tar(&[(b"a.txt", b"fine\n"), (b"b.txt", bad)]));
+    let found = findings(&contents, "application/gzip", &tarred);
+    assert_eq!(found, [("overlong".into(), "b.txt".into())]);
+    // Past the budget of read bytes: said at the entry, never skipped.
+    let big = zip(&[(b"a.txt", &[b'a'; 3000]), (b"b.txt", &[b'b'; 3000])]);
+    let small = read("[limits]\nmax_decoded_bytes = 4096\n");
+    let found = findings(&small, "application/zip", &big);
+    assert_eq!(found, [("limit_exceeded".into(), "b.txt".into())]);
+}

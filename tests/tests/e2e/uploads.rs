@@ -203,13 +203,19 @@ async fn a_clean_zip_is_allowed_and_a_zip_slip_refused_through_every_way_in() {
     assert_one_decision(&cases).await;
 }
 
-/// `utf8gate scan upload.zip` names each finding's entry: `upload.zip!name: ...`.
+/// `utf8gate scan upload.zip` names each finding's entry: `upload.zip!name: ...`, and an
+/// archive's inside it `upload.zip!inner.zip!name: ...`.
 #[test]
 fn the_cli_lists_findings_per_archive_entry() {
     let dir = std::env::temp_dir().join(format!("utf8gate-e2e-up-{}-cli-zip", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let slip = zip(&[(b"ok.txt", b"", b"x"), (b"dir/../../x.sh", b"", b"x")]);
+    let inner = zip(&[(b"dir/../../y.sh", b"", b"y")]);
+    let slip = zip(&[
+        (b"ok.txt", b"", b"x"),
+        (b"dir/../../x.sh", b"", b"x"),
+        (b"inner.zip", b"", &inner),
+    ]);
     std::fs::write(dir.join("upload.zip"), slip).expect("write");
     std::fs::write(dir.join("photo.png"), PNG).expect("write");
     let out = Command::new(binary())
@@ -221,6 +227,10 @@ fn the_cli_lists_findings_per_archive_entry() {
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(
         text.contains("upload.zip!dir/../../x.sh: +4: dot_segment: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("upload.zip!inner.zip!dir/../../y.sh: +4: dot_segment: "),
         "{text}"
     );
     assert!(text.contains("upload.zip: reject"), "{text}");

@@ -30,7 +30,7 @@ use super::super::reading::BodyReading;
 use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
-use crate::profile::Profile;
+use crate::profile::{ArchiveContentsReading, Profile};
 use crate::request::ContentType;
 
 /// The archive reading.
@@ -103,7 +103,8 @@ fn read<'a>(
     _: bool,
     out: &mut Decomposed<'a>,
 ) {
-    let limits = Limits::of(&profile.limits);
+    let mut limits = Limits::of(&profile.limits);
+    limits.contents = profile.readings.archive_contents == ArchiveContentsReading::Text;
     let format = Format::of(body);
     // `application/x-gtar` names GNU tar, compressed or not.
     let declared: &[Format] = match ct.essence.as_str() {
@@ -168,6 +169,23 @@ fn read_at(
                 }
             }
             Some(Nested::Unread(why)) => {
+                let kind = FindingKind::LimitExceeded;
+                out.structural_at(location.clone(), kind, 0, why);
+            }
+            None => {}
+        }
+        match entry.text {
+            Some(Ok(text)) => {
+                // Checked as a text body is, at its entry; never rewritten.
+                let at = Location::part(Part::Body).with_index(index);
+                let mut field = Field::raw(at, &[], Container::Body, 0..0).into_owned();
+                field.location.name.clone_from(&location.name);
+                field.location.pointer = Some("/content".into());
+                field.bytes = text.into();
+                field.check_only = true;
+                out.fields.push(field);
+            }
+            Some(Err(why)) => {
                 let kind = FindingKind::LimitExceeded;
                 out.structural_at(location.clone(), kind, 0, why);
             }

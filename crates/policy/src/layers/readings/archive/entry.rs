@@ -22,6 +22,8 @@ pub(crate) struct Limits {
     pub(crate) nested_left: Cell<u64>,
     /// Whether this archive's nested ones are read (it is above `max_depth`).
     pub(crate) capture: Cell<bool>,
+    /// Whether text entries' contents are read (`[readings] archive_contents = "text"`).
+    pub(crate) contents: bool,
 }
 
 impl Limits {
@@ -35,6 +37,7 @@ impl Limits {
             max_depth: limits.max_archive_depth,
             nested_left: Cell::new(limits.max_decoded_bytes as u64),
             capture: Cell::new(limits.max_archive_depth > 1),
+            contents: false,
         }
     }
 }
@@ -46,6 +49,8 @@ pub(crate) struct Entry {
     pub(crate) ambiguity: Option<String>,
     pub(crate) link: Option<Vec<u8>>,
     pub(crate) nested: Option<Nested>,
+    /// Its contents when it is text and they are read: the bytes, or why they are not.
+    pub(crate) text: Option<Result<Vec<u8>, String>>,
 }
 
 /// An entry that is an archive (by its name or its first bytes).

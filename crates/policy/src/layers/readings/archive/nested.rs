@@ -1,6 +1,7 @@
-//! Archives inside archives: which entries are ones (by name, or by their first bytes as an
-//! untyped body is sniffed), and their bytes, inflated within the request's budget
-//! (`Limits::nested_left`) and only above `Limits::max_depth`.
+//! What an entry holds: an archive (by name, or by its first bytes as an untyped body is
+//! sniffed), its bytes inflated within the request's budget (`Limits::nested_left`) and only
+//! above `Limits::max_depth`; or text, whose bytes are read within the same budget when the
+//! profile reads archive contents.
 
 use super::entry::{Limits, Nested};
 use super::format::Format;
@@ -57,4 +58,40 @@ pub(super) fn nested(
              entries are not read"
         ))),
     }
+}
+
+/// How many first bytes of an entry are read before anything else: enough to say whether it
+/// is an archive, and whether it is text when contents are read.
+pub(super) fn head_len(limits: &Limits) -> u64 {
+    match limits.contents {
+        true => crate::textual::SNIFF_BYTES as u64,
+        false => HEAD,
+    }
+}
+
+/// The contents of an entry of `size` declared bytes whose first bytes are `head`, when the
+/// profile reads contents and it is text (no NUL in its first 8 KiB, as an untyped upload is
+/// sniffed; not empty): its bytes, or why they are not read (past the budget). `whole(left)`
+/// reads all its bytes, at most `left + 1` of them.
+pub(super) fn text(
+    size: u64,
+    head: Option<&[u8]>,
+    limits: &Limits,
+    whole: &mut dyn FnMut(u64) -> Option<Vec<u8>>,
+) -> Option<Result<Vec<u8>, String>> {
+    let head = head.filter(|h| limits.contents && !h.is_empty())?;
+    if crate::textual::looks_binary(head) {
+        return None;
+    }
+    let left = limits.nested_left.get();
+    let bytes = (size <= left).then(|| whole(left)).flatten();
+    Some(match bytes.filter(|b| b.len() as u64 <= left) {
+        Some(bytes) => {
+            limits.nested_left.set(left - bytes.len() as u64);
+            Ok(bytes)
+        }
+        None => Err(format!(
+            "its contents, past the {left} bytes left to read (max_decoded_bytes), are not read"
+        )),
+    })
 }

@@ -308,22 +308,26 @@ pub(super) fn entries(r: &mut dyn Read, limits: &Limits) -> Result<Vec<Entry>, R
         let is_link = matches!(kind, b'1' | b'2');
         let padded = size.div_ceil(512).saturating_mul(512);
         // The first bytes say whether it is an archive; the rest is read only if it is one.
-        let head = take_most(r, size.min(nested::HEAD), data_at)?;
+        let head = take_most(r, size.min(nested::head_len(limits)), data_at)?;
         let mut read = head.len() as u64;
         let mut whole = |_: u64| {
             let rest = take_most(r, size - head.len() as u64, data_at).ok()?;
             read += rest.len() as u64;
             Some([&head[..], &rest].concat())
         };
-        let nested = match is_link || kind == b'5' {
-            true => None,
-            false => nested::nested(&name, size, Some(&head), limits, &mut whole),
-        };
+        let (mut nested, mut text) = (None, None);
+        if !is_link && kind != b'5' {
+            nested = nested::nested(&name, size, Some(&head), limits, &mut whole);
+            if nested.is_none() {
+                text = nested::text(size, Some(&head), limits, &mut whole);
+            }
+        }
         out.push(Entry {
             name,
             ambiguity,
             link: is_link.then_some(link),
             nested,
+            text,
         });
         let skipped = std::io::copy(&mut r.take(padded - read), &mut std::io::sink())
             .map_err(|e| failed(data_at, &e))?;

@@ -154,6 +154,7 @@ fn central(
         ambiguity: None,
         link: None,
         nested: None,
+        text: None,
     };
     let names = (&body[name.clone()], &body[local_name.clone()]);
     let utf8 = flags & 0x800 != 0;
@@ -181,10 +182,13 @@ fn central(
         entry.link = Some(link(body, data.clone(), method, index)?);
     } else {
         let raw = &body[data];
-        let head = content(raw, method, nested::HEAD);
+        let head = content(raw, method, nested::head_len(limits));
         let mut whole = |left: u64| content(raw, method, left.saturating_add(1));
         let size = u64::from(size);
         entry.nested = nested::nested(&entry.name, size, head.as_deref(), limits, &mut whole);
+        if entry.nested.is_none() && !entry.name.ends_with(b"/") {
+            entry.text = nested::text(size, head.as_deref(), limits, &mut whole);
+        }
     }
     Ok((entry, local..local_extra.end + compressed as usize, next))
 }
