@@ -94,8 +94,21 @@ pub(super) fn evaluate(
         Some(_) => usize::try_from(how.max_archive).unwrap_or(usize::MAX),
         None => how.max_body,
     };
+    // A file's size is known: one allocation of it, not a doubling buffer (twice the memory).
+    let size = std::fs::metadata(name)
+        .ok()
+        .filter(|_| name != "-")
+        .map(|m| m.len());
+    if let Some(size) = size.and_then(|s| usize::try_from(s).ok()) {
+        buffer.reserve_exact(
+            size.min(whole)
+                .saturating_add(1)
+                .saturating_sub(buffer.len()),
+        );
+    }
     if !fill(&mut reader, &mut buffer, whole.saturating_add(1))? {
-        let upload = upload.body(&buffer);
+        // The buffer itself, not a copy of it.
+        upload.body = buffer;
         let e = utf8gate_policy::evaluate_upload(how.profile, &upload);
         return Ok(Input::Scanned(Box::new(Scanned {
             verdict: e.verdict,

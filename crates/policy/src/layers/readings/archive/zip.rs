@@ -182,7 +182,7 @@ fn central(
         entry.link = Some(link(body, data.clone(), method, index)?);
     } else {
         let raw = &body[data];
-        let head = content(raw, method, nested::head_len(limits));
+        let head = head(raw, method, nested::head_len(limits) as usize);
         let mut whole = |left: u64| content(raw, method, left.saturating_add(1));
         let size = u64::from(size);
         entry.nested = nested::nested(&entry.name, size, head.as_deref(), limits, &mut whole);
@@ -226,6 +226,23 @@ fn unicode_path(extra: &[u8], name: &[u8]) -> Option<String> {
         }
     }
     None
+}
+
+/// An entry's first bytes, at most `most`: inflated straight into a buffer of that size, so
+/// that looking costs what it reads (a `read::DeflateDecoder` inflates 32 KiB at a time), `None`
+/// for a method other than stored and deflate.
+fn head(raw: &[u8], method: usize, most: usize) -> Option<Vec<u8>> {
+    match method {
+        0 => Some(raw[..raw.len().min(most)].to_vec()),
+        8 => {
+            let mut out = Vec::with_capacity(most);
+            let mut inflate = flate2::Decompress::new(false);
+            // Finish inflates into `out` directly and stops when it is full.
+            let _ = inflate.decompress_vec(raw, &mut out, flate2::FlushDecompress::Finish);
+            Some(out)
+        }
+        _ => None,
+    }
 }
 
 /// At most `most` first bytes of an entry's content (`raw`, stored or deflated; a corrupt
