@@ -278,6 +278,14 @@ fn archives_in_archives_are_read_to_the_depth_or_reported() {
         &outer,
     );
     assert_eq!(kinds, [("limit_exceeded".into(), "big.zip".into())]);
+    // A nested bomb that lies about its size (20 MiB of zeros declared as 10 bytes): inflated
+    // to the budget (max_decoded_bytes, 8 MiB) and no further, then refused at its entry.
+    let mut bomb = zip_with(&[(b"bomb.zip", &vec![0; 20 << 20])], true);
+    let cd = memchr::memmem::rfind(&bomb, b"PK\x01\x02").unwrap();
+    bomb[22..26].copy_from_slice(&10u32.to_le_bytes());
+    bomb[cd + 24..cd + 28].copy_from_slice(&10u32.to_le_bytes());
+    let kinds = findings(&strict, "application/zip", &bomb);
+    assert_eq!(kinds, [("limit_exceeded".into(), "bomb.zip".into())]);
     // A corrupt nested archive is refused at its entry.
     let cut = zip(&[(b"cut.zip", &slip[..slip.len() - 5])]);
     let kinds = findings(&strict, "application/zip", &cut);
