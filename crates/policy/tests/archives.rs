@@ -326,3 +326,27 @@ fn text_contents_are_checked_when_the_profile_reads_them() {
     let found = findings(&small, "application/zip", &big);
     assert_eq!(found, [("limit_exceeded".into(), "b.txt".into())]);
 }
+
+/// A body an authorization check brought cut (Envoy's `x-envoy-auth-partial-body`): an archive
+/// cannot be read in part (a ZIP's names are at its end), so it is refused, never passed as
+/// binary that lost nothing by the cut.
+#[test]
+fn a_cut_archive_is_refused() {
+    let slip = zip(&[(b"pad.bin", &[0xA5; 4000]), (b"../x.sh", b"x")]);
+    for (ct, refused) in [
+        ("application/zip", true),
+        ("application/x-tar", true),
+        ("image/png", false),
+    ] {
+        let mut request = upload(ct, &slip[..2000]).header("Host", b"h");
+        request.body_state = utf8gate_policy::BodyState::Cut;
+        let v = evaluate(&Profile::strict(), &request).verdict;
+        assert_eq!(
+            v.decision == Decision::Reject,
+            refused,
+            "{ct}: {:?}",
+            v.kinds()
+        );
+        assert_eq!(v.kinds().contains(&"limit_exceeded"), refused, "{ct}");
+    }
+}

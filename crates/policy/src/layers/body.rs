@@ -96,8 +96,11 @@ pub(crate) fn whole_or_said<'a>(
                 };
                 whole_body(&body[..valid], out);
             } else {
-                let essence = value.map_or(String::new(), |v| ContentType::parse(v).essence);
-                if is_binary(&essence) && !scan_binary {
+                let ct = ContentType::parse(value.unwrap_or_default());
+                let essence = ct.essence.clone();
+                // An archive is read whole even when binary (for its names): its cut is a loss.
+                let archive = readings::claiming(&ct).is_some();
+                if is_binary(&essence) && !scan_binary && !archive {
                     // Not read whole either: nothing is lost by the cut.
                     return false;
                 }
