@@ -8,6 +8,7 @@
 
 use raw::Raw;
 
+mod caps;
 mod cidr;
 mod env;
 mod error;
