@@ -1,12 +1,15 @@
 //! Issue 27's archive reading: a fuzzed body evaluated under `strict` as a ZIP, a tar or a
-//! gzip-compressed tar (the first byte chooses). Never a panic or a hang (contents are never
-//! expanded); and every entry name of an allowed archive holds to invariants written here
-//! independently of the reading: valid UTF-8, no NUL or other C0 control, no `..` segment, not
-//! absolute, no drive letter, no backslash.
+//! gzip-compressed tar (the first byte chooses, and whether text entries' contents are read:
+//! `[readings] archive_contents = "text"`). Never a panic or a hang (contents are expanded
+//! within `max_decoded_bytes` only); and every entry name of an allowed archive (nested ones'
+//! too) holds to invariants written here independently of the reading: valid UTF-8, no NUL or
+//! other C0 control, no `..` segment, not absolute, no drive letter, no backslash.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use utf8gate_policy::{Decision, Part, Profile, Request, evaluate, read_fields};
+use utf8gate_policy::{
+    ArchiveContentsReading, Decision, Part, Profile, Request, evaluate, read_fields,
+};
 
 const TYPES: [&str; 3] = ["application/zip", "application/x-tar", "application/gzip"];
 
@@ -18,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
         .header("Host", b"a.example")
         .header("Content-Type", TYPES[usize::from(choice) % 3].as_bytes())
         .body(body);
-    let strict = Profile::strict();
+    let mut strict = Profile::strict();
+    if choice / 3 % 2 == 1 {
+        strict.readings.archive_contents = ArchiveContentsReading::Text;
+    }
     if evaluate(&strict, &request).verdict.decision == Decision::Reject {
         return;
     }

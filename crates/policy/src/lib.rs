@@ -48,15 +48,15 @@ pub use finding::{Action, Finding, FindingKind, KindClass, Severity};
 pub use identity::{
     Identity, IdentityAction, IdentityKind, IdentityReport, IdentitySpec, Restriction,
 };
-pub use layers::body::streamable;
+pub use layers::body::{archive_in, streamable};
 pub use layers::coding;
 pub use layers::head_refused;
 pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
-    CharsetReading, CodingReading, Limits, PartEncodingReading, PathBackend, Profile, ProfileError,
-    Readings, Rule, XmlDoctypeReading, YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, Limits, PartEncodingReading,
+    PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading, YamlAliasReading,
 };
 pub use request::{BodyState, ContentType, Mode, Request};
 pub use stream::BodyScan;

@@ -15,58 +15,17 @@ use crate::identity::{Identity, IdentitySpec};
 use crate::location::{LocationClass, Part};
 
 mod error;
+mod limits;
 mod raw_rule;
 mod readings;
 pub use error::ProfileError;
 use error::{line_of, nth_line_of};
+pub use limits::Limits;
 use raw_rule::RawRule;
 pub use readings::{
-    CharsetReading, CodingReading, PartEncodingReading, PathBackend, Readings, XmlDoctypeReading,
-    YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, PartEncodingReading, PathBackend,
+    Readings, XmlDoctypeReading, YamlAliasReading,
 };
-
-/// Bounds on the work one evaluation may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Deepest JSON (and YAML) nesting, and XML element nesting, parsed (default 64).
-    pub max_json_depth: usize,
-    /// Most JSON strings, YAML scalars, or XML names and texts, inspected in one body (default
-    /// 100 000).
-    pub max_json_strings: usize,
-    /// Most multipart parts (default 100).
-    pub max_multipart_parts: usize,
-    /// Most query or form parameters (default 1 000).
-    pub max_parameters: usize,
-    /// Most findings listed in a verdict; counts stay exact (default 100).
-    pub max_findings: usize,
-    /// Longest run of combining characters before `excessive_combining` (UAX #15: 30).
-    pub max_nonstarters: usize,
-    /// Most bytes a coded body may decode to (default 8 MiB; the server also caps it at its
-    /// `max_body_bytes`).
-    pub max_decoded_bytes: usize,
-    /// Most decoded bytes per coded byte, checked at the end of a body that decoded to over 64 KiB
-    /// (default 200; deflate's own maximum is about 1 032).
-    pub max_expansion_ratio: usize,
-    /// Most content and transfer codings applied to one body (default 2).
-    pub max_codings: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_json_depth: 64,
-            max_json_strings: 100_000,
-            max_multipart_parts: 100,
-            max_parameters: 1_000,
-            max_findings: 100,
-            max_nonstarters: 30,
-            max_decoded_bytes: 8 << 20,
-            max_expansion_ratio: 200,
-            max_codings: 2,
-        }
-    }
-}
 
 /// The action for one kind: a default and per-class overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,9 +119,11 @@ impl Profile {
                 }
                 FindingKind::Bom => Rule::everywhere(Strip),
                 FindingKind::MisplacedBom => Rule::everywhere(Log).with(URL_AND_HEADERS, Reject),
-                FindingKind::NotNfc => {
-                    Rule::everywhere(Normalize).with(&[C::Path, C::Header, C::Archive], Log)
-                }
+                // An archive name not in NFC reads two ways: libarchive (bsdtar) writes its NFC
+                // form, Info-ZIP and Python the bytes as they are.
+                FindingKind::NotNfc => Rule::everywhere(Normalize)
+                    .with(&[C::Path, C::Header], Log)
+                    .with(&[C::Archive], Reject),
                 FindingKind::ExcessiveCombining => Rule::everywhere(Reject),
                 FindingKind::Lookalike => Rule::everywhere(Log),
                 FindingKind::Nul => Rule::everywhere(Reject),
@@ -347,7 +308,17 @@ impl Profile {
             profile.identities.push(identity);
         }
         let l = &profile.limits;
-        if l.max_findings == 0 || l.max_json_depth == 0 || l.max_expansion_ratio == 0 {
+        let archive = [
+            l.max_archive_entries,
+            l.max_archive_name_bytes,
+            l.max_archive_depth,
+        ];
+        if l.max_findings == 0
+            || l.max_json_depth == 0
+            || l.max_expansion_ratio == 0
+            || archive.contains(&0)
+            || l.max_archive_unpacked_bytes == 0
+        {
             return Err(ProfileError {
                 source: source.to_string(),
                 line: line_of(text, "[limits]"),

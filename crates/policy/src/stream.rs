@@ -12,7 +12,7 @@ use crate::found::{Found, KindSet};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
-use crate::request::Request;
+use crate::request::{ContentType, Request};
 use crate::textual::SNIFF_BYTES;
 use crate::verdict::Verdict;
 
@@ -29,9 +29,12 @@ pub struct BodyScan<'p> {
     /// Bytes after a UTF-16 or UTF-32 signature, or of a body that is not text, counted and
     /// not read.
     foreign: Option<u64>,
-    /// The head decides whether a body of no type is text (`crate::textual`): it is held
-    /// until [`SNIFF_BYTES`] bytes, not four.
+    /// The head decides whether a body of no type is text (`crate::textual`).
     sniff: bool,
+    /// The body's media type: the head says whether it is an archive (`archive_in`).
+    content_type: ContentType,
+    /// Why a body of a binary type is not text, said unless the head is an archive.
+    binary: Option<String>,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -58,6 +61,8 @@ impl<'p> BodyScan<'p> {
             started: false,
             foreign: None,
             sniff: false,
+            content_type: ContentType::parse(b""),
+            binary: None,
             offset: 0,
             found,
             stopped: None,
@@ -74,17 +79,14 @@ impl<'p> BodyScan<'p> {
     /// findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
+        let ct = head
+            .content_type()
+            .unwrap_or_else(|| ContentType::parse(b""));
         if !profile.scan_binary {
-            let ct = head
-                .content_type()
-                .unwrap_or_else(|| crate::request::ContentType::parse(b""));
             scan.sniff = ct.essence.is_empty();
-            if let Some(reason) = crate::textual::not_text(&ct, b"") {
-                scan.collector.not_text = Some(reason);
-                scan.started = true;
-                scan.foreign = Some(0);
-            }
+            scan.binary = crate::textual::not_text(&ct, b"");
         }
+        scan.content_type = ct;
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
         match coding::request_codings(head, profile.readings.content_codings, &limits) {
@@ -146,7 +148,8 @@ impl<'p> BodyScan<'p> {
         } else if self.started {
             self.check(chunk);
         } else {
-            let want = if self.sniff { SNIFF_BYTES } else { 4 };
+            // The first 8 KiB: enough to tell text, a signature and an archive.
+            let want = SNIFF_BYTES;
             let take = chunk.len().min(want - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
             if self.head.len() == want {
@@ -155,12 +158,28 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// Looks at the head (four bytes, [`SNIFF_BYTES`] for a body of no type, or the whole body
-    /// if shorter), then checks it and `rest` unless a UTF-16 or UTF-32 signature says the body
-    /// is not UTF-8, or it is not text (as the buffered evaluation reads it).
+    /// Looks at the head ([`SNIFF_BYTES`], or the whole body if shorter), then checks it and
+    /// `rest` unless it is an archive (refused: its names need the whole body, which a scan
+    /// does not hold), a UTF-16 or UTF-32 signature says the body is not UTF-8, or it is not
+    /// text (as the buffered evaluation reads it).
     fn start(&mut self, rest: &[u8]) {
         self.started = true;
         let head = std::mem::take(&mut self.head);
+        if let Some(what) = crate::layers::readings::archive_in(&self.content_type, &head) {
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            let message = format!(
+                "an archive ({what}) too large to be read whole: its entry names (a ZIP's are \
+                 at its end) are not read as it streams, so it is refused"
+            );
+            let raw = RawFinding::new(FindingKind::LimitExceeded, 0, &[], Fix::None, None, message);
+            self.collector.add(&self.location, raw, "");
+            return;
+        }
+        if let Some(reason) = self.binary.take() {
+            self.collector.not_text = Some(reason);
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            return;
+        }
         if let Some((_, message)) = crate::layers::body::foreign_signature(&head) {
             self.foreign = Some((head.len() + rest.len()) as u64);
             let kind = FindingKind::ForeignCharset;
@@ -169,8 +188,7 @@ impl<'p> BodyScan<'p> {
             return;
         }
         if self.sniff {
-            let ct = crate::request::ContentType::parse(b"");
-            if let Some(reason) = crate::textual::not_text(&ct, &head) {
+            if let Some(reason) = crate::textual::not_text(&self.content_type, &head) {
                 self.collector.not_text = Some(reason);
                 self.foreign = Some((head.len() + rest.len()) as u64);
                 return;
@@ -256,138 +274,4 @@ impl<'p> BodyScan<'p> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::BodyScan;
-    use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
-
-    #[test]
-    fn streams_find_what_an_upload_evaluation_finds() {
-        // Binary (a binary type, or no type and a NUL): not read, streamed or buffered, unless
-        // the profile scans binary bodies; then checked alike.
-        let body = b"\xEF\xBB\xBFbin \xFF\xFE\0 \xC0\xAE";
-        let mut profile = Profile::strict();
-        for (ct, chunk) in [("application/octet-stream", 64), ("", 1), ("", 64)] {
-            let mut head = Request::new("POST", b"/");
-            if !ct.is_empty() {
-                head = head.header("Content-Type", ct.as_bytes());
-            }
-            for scan_binary in [false, true] {
-                profile.scan_binary = scan_binary;
-                let buffered = evaluate_upload(&profile, &head.clone().body(body)).verdict;
-                let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
-                body.chunks(chunk).for_each(|c| scan.feed(c));
-                let streamed = scan.finish();
-                let expected = [Decision::Allow, Decision::Reject][usize::from(scan_binary)];
-                assert_eq!(streamed.decision, expected, "{ct:?} {scan_binary}");
-                assert_eq!(streamed.not_text.is_some(), !scan_binary, "{ct:?}");
-                assert_eq!(streamed, buffered, "{ct:?} {scan_binary}");
-            }
-        }
-    }
-
-    #[test]
-    fn coded_streams_match_buffered_evaluation() {
-        use std::io::Write;
-        let body = b"ok \xC0\xAE\0 and \xED\xA0\x80 end";
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        e.write_all(body).unwrap();
-        let gz = e.finish().unwrap();
-        let profile = Profile::strict();
-        let head = Request::new("POST", b"/")
-            .header("Content-Type", b"text/plain")
-            .header("Content-Encoding", b"gzip");
-        let buffered = evaluate(&profile, &head.clone().body(&gz)).verdict;
-        for size in [1, 5, gz.len()] {
-            let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
-            for chunk in gz.chunks(size) {
-                scan.feed(chunk);
-            }
-            assert_eq!(scan.decoded_len(), body.len() as u64);
-            let streamed = scan.finish();
-            assert_eq!(streamed.findings, buffered.findings, "chunks of {size}");
-        }
-        // Corrupt, unknown and too large: findings, not failures.
-        for (coding, bytes, max, kind) in [
-            ("gzip", &gz[..gz.len() - 3], 1 << 20, "corrupt_coding"),
-            ("compress", &gz[..], 1 << 20, "unsupported_coding"),
-            ("gzip", &gz[..], 4, "limit_exceeded"),
-        ] {
-            let head = Request::new("POST", b"/").header("Content-Encoding", coding.as_bytes());
-            let mut scan = BodyScan::for_body_of(&profile, &head, max);
-            scan.feed(bytes);
-            let v = scan.finish();
-            assert_eq!(v.decision, Decision::Reject, "{coding}");
-            assert!(v.kinds().contains(&kind), "{coding}: {:?}", v.kinds());
-        }
-    }
-
-    #[test]
-    fn a_utf16_or_utf32_signature_is_one_foreign_charset_streamed_or_buffered() {
-        let profile = Profile::strict();
-        let head = Request::new("POST", b"/").header("Content-Type", b"text/plain");
-        let utf16: Vec<u8> = "\u{FEFF}héllo wörld"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes)
-            .collect();
-        let utf32be: Vec<u8> = [0, 0, 0xFE, 0xFF, 0, 0, 0, b'a'].to_vec();
-        let cases = [
-            (utf16, "this is UTF-16LE, not UTF-8 (signature FF FE)"),
-            (
-                utf32be,
-                "this is UTF-32BE, not UTF-8 (signature 00 00 FE FF)",
-            ),
-            (
-                b"\xFF\xFE".to_vec(),
-                "this is UTF-16LE, not UTF-8 (signature FF FE)",
-            ),
-        ];
-        for (body, message) in cases {
-            let buffered = evaluate_upload(&profile, &head.clone().body(&body)).verdict;
-            assert_eq!(buffered.kinds(), ["foreign_charset"], "{body:02X?}");
-            assert_eq!(buffered.findings[0].message, message);
-            assert_eq!(buffered.decision, Decision::Reject);
-            for size in [1, 3, body.len()] {
-                let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
-                for chunk in body.chunks(size) {
-                    scan.feed(chunk);
-                }
-                assert_eq!(scan.decoded_len(), body.len() as u64);
-                let streamed = scan.finish();
-                assert_eq!(streamed, buffered, "chunks of {size}");
-            }
-        }
-        // A binary body of a proxied request is not read at all, signature or not.
-        let png = Request::new("POST", b"/")
-            .header("Content-Type", b"image/png")
-            .body(b"\xFF\xFE\xC0\xAE");
-        assert_eq!(evaluate(&profile, &png).verdict.decision, Decision::Allow);
-    }
-
-    #[test]
-    fn streaming_matches_buffered_codec_findings() {
-        let body = b"\xEF\xBB\xBFok\0 \xC0\xAE then \xED\xA0\x80\0\0 and \0\xE2\x82";
-        let profile = Profile::strict();
-        let buffered = evaluate(
-            &profile,
-            &Request::new("POST", b"/")
-                .header("Content-Type", b"text/plain")
-                .body(body),
-        )
-        .verdict;
-        for size in [1, 2, 3, 7, body.len()] {
-            let mut scan = BodyScan::new(&profile);
-            for chunk in body.chunks(size) {
-                scan.feed(chunk);
-            }
-            let streamed = scan.finish();
-            assert_eq!(streamed.decision, Decision::Reject, "chunks of {size}");
-            assert_eq!(streamed.counts, buffered.counts, "chunks of {size}");
-            assert_eq!(streamed.findings, buffered.findings, "chunks of {size}");
-            assert_eq!(
-                streamed.bytes_inspected,
-                body.len() as u64,
-                "chunks of {size}"
-            );
-        }
-    }
-}
+mod tests;

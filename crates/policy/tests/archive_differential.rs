@@ -1,7 +1,9 @@
 //! Archive differential: generated ZIPs and tars (hand-built, with the shapes no library
 //! writes, and written by Python's `zipfile` and `tarfile`) read by utf8gate and by real
 //! readers: Python's `zipfile` and `tarfile` (`tests/python/archive_readers.py`, standard
-//! library only) and Info-ZIP's `unzip -Z1` where installed. Every archive the default profile
+//! library only), Info-ZIP's `unzip -Z1` where installed, and libarchive's `bsdtar -tf`
+//! (Debian's `libarchive-tools`; every format) where installed (required with
+//! `REQUIRE_BSDTAR=1`). Every archive the default profile
 //! lets through must be listed by each reader that accepts it with exactly utf8gate's names:
 //! an archive any of them reads differently is refused.
 //!
@@ -139,11 +141,42 @@ fn unzip(body: &[u8], i: usize) -> Option<Vec<Vec<u8>>> {
     )
 }
 
+/// Whether `bsdtar` runs; without it the test says so, or fails with `REQUIRE_BSDTAR=1`.
+fn bsdtar_or_skip() -> bool {
+    let found = std::process::Command::new("bsdtar")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        let required = std::env::var("REQUIRE_BSDTAR").is_ok_and(|v| v == "1");
+        assert!(!required, "REQUIRE_BSDTAR=1 but bsdtar does not run");
+        eprintln!("skipped: bsdtar (libarchive-tools) is not installed");
+    }
+    found
+}
+
+/// libarchive's names of `body` (`bsdtar -tf`, names in UTF-8), or `None` when it refuses it.
+fn bsdtar(body: &[u8], i: usize) -> Option<Vec<Vec<u8>>> {
+    let path = std::env::temp_dir().join(format!("utf8gate-bsdtar-{}-{i}", std::process::id()));
+    std::fs::write(&path, body).ok()?;
+    let out = std::process::Command::new("bsdtar")
+        .env("LC_ALL", "C.UTF-8")
+        .arg("-tf")
+        .arg(&path)
+        .output()
+        .ok();
+    let _ = std::fs::remove_file(&path);
+    let out = out.filter(|o| o.status.success())?;
+    let lines = out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+    Some(lines.map(<[u8]>::to_vec).collect())
+}
+
 #[test]
 fn allowed_archives_are_read_alike_by_every_reader() {
     let Some(py) = python_or_skip() else {
         return;
     };
+    let libarchive = bsdtar_or_skip();
     let mut rng = Rng(0x5EED_A4C1);
     let mut cases: Vec<(&str, Vec<u8>)> = (0..600)
         .map(|_| ("application/zip", generated_zip(&mut rng)))
@@ -218,6 +251,9 @@ fn allowed_archives_are_read_alike_by_every_reader() {
         )];
         if ct.contains("zip") {
             readings.push(("unzip", unzip(body, i)));
+        }
+        if libarchive {
+            readings.push(("bsdtar", bsdtar(body, i)));
         }
         // A directory's trailing '/' is dropped by tarfile: it names the same place.
         let trim = |n: &[u8]| n.strip_suffix(b"/").unwrap_or(n).to_vec();

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use raw::Raw;
 
+mod caps;
 mod cidr;
 mod env;
 mod error;

@@ -188,17 +188,34 @@ async fn a_clean_zip_is_allowed_and_a_zip_slip_refused_through_every_way_in() {
         ("application/zip", overlong, "reject"),
         ("application/zip", disagrees, "reject"),
         ("application/zip", PDF.to_vec(), "reject"),
+        // An archive sent as an octet stream (curl -F's type for a .zip) is read as one.
+        (
+            "application/octet-stream",
+            zip(&[(b"../x", b"", text)]),
+            "reject",
+        ),
+        (
+            "application/octet-stream",
+            zip(&[(b"a/x", b"", text)]),
+            "allow",
+        ),
     ];
     assert_one_decision(&cases).await;
 }
 
-/// `utf8gate scan upload.zip` names each finding's entry: `upload.zip!name: ...`.
+/// `utf8gate scan upload.zip` names each finding's entry: `upload.zip!name: ...`, and an
+/// archive's inside it `upload.zip!inner.zip!name: ...`.
 #[test]
 fn the_cli_lists_findings_per_archive_entry() {
     let dir = std::env::temp_dir().join(format!("utf8gate-e2e-up-{}-cli-zip", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let slip = zip(&[(b"ok.txt", b"", b"x"), (b"dir/../../x.sh", b"", b"x")]);
+    let inner = zip(&[(b"dir/../../y.sh", b"", b"y")]);
+    let slip = zip(&[
+        (b"ok.txt", b"", b"x"),
+        (b"dir/../../x.sh", b"", b"x"),
+        (b"inner.zip", b"", &inner),
+    ]);
     std::fs::write(dir.join("upload.zip"), slip).expect("write");
     std::fs::write(dir.join("photo.png"), PNG).expect("write");
     let out = Command::new(binary())
@@ -212,11 +229,125 @@ fn the_cli_lists_findings_per_archive_entry() {
         text.contains("upload.zip!dir/../../x.sh: +4: dot_segment: "),
         "{text}"
     );
+    assert!(
+        text.contains("upload.zip!inner.zip!dir/../../y.sh: +4: dot_segment: "),
+        "{text}"
+    );
     assert!(text.contains("upload.zip: reject"), "{text}");
     assert!(
         text.contains("photo.png: allow (not text: image/png"),
         "{text}"
     );
+}
+
+/// A ZIP past 4 KiB: a stored entry of binary padding, then `name`.
+fn large_zip(name: &[u8]) -> Vec<u8> {
+    zip(&[(b"pad.bin", b"", &[0xA5; 12_000]), (name, b"", b"x")])
+}
+
+/// `utf8gate scan --format json FILE` in `dir` with `env`: its exit status and JSON line.
+fn cli_json(dir: &std::path::Path, env: &[(&str, &str)], file: &str) -> (i32, serde_json::Value) {
+    let out = Command::new(binary())
+        .args(["scan", "--format", "json", file])
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    let line = serde_json::from_slice(out.stdout.trim_ascii()).unwrap_or_else(|_| {
+        panic!("{file}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    (out.status.code().unwrap_or(-1), line)
+}
+
+/// Issue 27's gap: an archive past `max_body_bytes` was streamed as binary and allowed unread
+/// by the CLI. It is read whole up to `max_archive_bytes` (by its name or its bytes), and
+/// refused past it (`limit_exceeded`).
+#[test]
+fn the_cli_reads_an_archive_larger_than_max_body_or_refuses_it() {
+    let dir = std::env::temp_dir().join(format!("utf8gate-e2e-up-{}-big", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("slip.zip"), large_zip(b"../../etc/cron.d/x")).expect("write");
+    std::fs::write(dir.join("slip"), large_zip(b"../../etc/cron.d/x")).expect("write");
+    std::fs::write(dir.join("clean.zip"), large_zip(b"docs/a.txt")).expect("write");
+    let small = [("UTF8GATE_LIMITS_MAX_BODY_BYTES", "4096")];
+    for (file, status, kind) in [("slip.zip", 2, "dot_segment"), ("slip", 2, "dot_segment")] {
+        let (code, line) = cli_json(&dir, &small, file);
+        assert_eq!(code, status, "{file}: {line}");
+        assert_eq!(line["findings"][0]["kind"], kind, "{file}: {line}");
+        assert_eq!(line["findings"][0]["location"]["part"], "archive_entry");
+    }
+    let (code, line) = cli_json(&dir, &small, "clean.zip");
+    assert_eq!((code, &line["decision"]), (0, &"allow".into()), "{line}");
+    assert_eq!(
+        line["bytes_by_location"]["archive"], 17,
+        "both names were read: {line}"
+    );
+    // Past max_archive_bytes: refused, clean or not, never allowed unread.
+    let tiny = [small[0], ("UTF8GATE_LIMITS_MAX_ARCHIVE_BYTES", "8192")];
+    for file in ["slip.zip", "slip", "clean.zip"] {
+        let (code, line) = cli_json(&dir, &tiny, file);
+        assert_eq!(code, 2, "{file}: {line}");
+        assert_eq!(
+            line["counts"],
+            serde_json::json!({"limit_exceeded": 1}),
+            "{line}"
+        );
+    }
+}
+
+/// A `/v1/scan` of an archive past `max_body_bytes`: 413 when typed as one (not streamed), and
+/// refused (`limit_exceeded`) when it streams in untyped or as an octet stream; a proxied
+/// multipart upload holding it is 413. Other binary still streams as not text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_archive_is_never_allowed_unread_by_the_server() {
+    let upstream = Upstream::start().await;
+    let gw = Gateway::start("[limits]\nmax_body_bytes = 4096\n", Some(&upstream.url())).await;
+    let slip = large_zip(b"../../etc/cron.d/x");
+    let clean = large_zip(b"docs/a.txt");
+    let png = [PNG, &[0xA5; 12_000]].concat();
+    for (content_type, body, status, expected) in [
+        (Some("application/zip"), &slip, 413, None),
+        (Some("application/octet-stream"), &slip, 200, Some("reject")),
+        (
+            Some("application/octet-stream"),
+            &clean,
+            200,
+            Some("reject"),
+        ),
+        (None, &slip, 200, Some("reject")),
+        (Some("application/octet-stream"), &png, 200, Some("allow")),
+    ] {
+        let headers: Vec<(&str, &[u8])> = content_type
+            .map(|t| ("Content-Type", t.as_bytes()))
+            .into_iter()
+            .collect();
+        let scanned = exchange(gw.api, &request("POST", "/v1/scan", &headers, body)).await;
+        assert_eq!(
+            scanned.status,
+            status,
+            "{content_type:?}: {}",
+            scanned.text()
+        );
+        if let Some(expected) = expected {
+            let verdict = scanned.json();
+            assert_eq!(verdict["decision"], expected, "{content_type:?}: {verdict}");
+            let refused = expected == "reject";
+            assert_eq!(
+                verdict["counts"]["limit_exceeded"] == 1,
+                refused,
+                "{verdict}"
+            );
+        }
+    }
+    let form = multipart("application/octet-stream", &slip);
+    let sent = request(
+        "POST",
+        "/upload",
+        &[("Content-Type", b"multipart/form-data; boundary=b")],
+        &form,
+    );
+    assert_eq!(exchange(gw.proxy, &sent).await.status, 413);
 }
 
 // New upload tests go here.

@@ -103,8 +103,11 @@ pub(crate) fn whole_or_said<'a>(
                 };
                 whole_body(&body[..valid], out);
             } else {
-                let essence = value.map_or(String::new(), |v| ContentType::parse(v).essence);
-                if is_binary(&essence) && !scan_binary {
+                let ct = ContentType::parse(value.unwrap_or_default());
+                let essence = ct.essence.clone();
+                // An archive is read whole even when binary (for its names): its cut is a loss.
+                let archive = readings::claiming(&ct).is_some();
+                if is_binary(&essence) && !scan_binary && !archive {
                     // Not read whole either: nothing is lost by the cut.
                     return false;
                 }
@@ -132,6 +135,15 @@ pub fn streamable(content_type: Option<&[u8]>) -> bool {
     let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
     let read = readings::claiming(&ct).is_some();
     plain && !read && ct.charset().is_none_or(|c| is_utf8_label(&c))
+}
+
+/// The archive a body with this `Content-Type` value (`None`: no type) whose first bytes
+/// (8 KiB are enough) are `head` is read as for its entry names (`"ZIP"`, `"tar"`, ...), if it
+/// is one: its type is an archive type, or it has no type, `text/plain` or
+/// `application/octet-stream` and starts as one. A ZIP's names need its end, so such a body is
+/// read whole or refused, never streamed unread (`BodyScan`, the CLI).
+pub fn archive_in(content_type: Option<&[u8]>, head: &[u8]) -> Option<&'static str> {
+    readings::archive_in(&ContentType::parse(content_type.unwrap_or_default()), head)
 }
 
 /// The charset a backend reads the body in when it is not UTF-8, and the finding's message:
@@ -239,8 +251,9 @@ fn typed_parts<'a>(body: &'a [u8], profile: &Profile, scan_binary: bool, out: &m
         let content = &body[typed.span.clone()];
         let mut second = out.second();
         let mut first = false;
-        if ct.essence.is_empty() {
-            // A form field of no type: the application may parse it (a JSON value).
+        if ct.essence.is_empty() || ct.essence == "application/octet-stream" {
+            // A form field of no type: the application may parse it (a JSON value); a file
+            // part of no type or an octet stream: an extractor may (an archive).
             for sniffed in readings::READINGS.iter().filter_map(|r| r.sniffed) {
                 sniffed(content, &ct, profile, &mut second);
             }

@@ -14,7 +14,7 @@ mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
 mod reading;
-mod readings;
+pub(crate) mod readings;
 mod transfer;
 
 pub(crate) use decomposed::Decomposed;

@@ -140,15 +140,14 @@ pub(crate) fn multipart_body<'a>(
                 .is_none();
         if !(textual || scan_binary || !is_file) {
             // A binary file part a reading claims (an archive) is still read so, for its
-            // names (`body::typed_parts` reads those some reading claims).
-            if !declared.is_empty() {
-                out.typed_parts.push(TypedPart {
-                    span: part.content.clone(),
-                    content_type: declared.as_bytes().to_vec(),
-                    location: location(Part::MultipartContent),
-                    raw: None,
-                });
-            }
+            // names, and one of no type or `application/octet-stream` is sniffed as a body of
+            // that type is (`body::typed_parts`): a ZIP sent as either is read.
+            out.typed_parts.push(TypedPart {
+                span: part.content.clone(),
+                content_type: declared.as_bytes().to_vec(),
+                location: location(Part::MultipartContent),
+                raw: None,
+            });
             continue;
         }
         let mut field = Field::raw(

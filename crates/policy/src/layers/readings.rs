@@ -21,6 +21,7 @@ pub(crate) const READINGS: [&BodyReading; 6] = [
     &yaml::READING,
     &archive::READING,
 ];
+pub(crate) use archive::archive_in;
 pub(crate) use xml::xml_escape;
 
 /// Query and form values that parse as a JSON object or array, which applications parse

@@ -80,6 +80,20 @@ pub enum YamlAliasReading {
     Check,
 }
 
+/// The contents of an archive's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveContentsReading {
+    /// Read the entry names only (default): an extractor's files are not request text, and
+    /// reading them costs their uncompressed size, not the upload's.
+    #[default]
+    Names,
+    /// Also check each entry that is text (no NUL in its first 8 KiB, as an untyped upload is
+    /// sniffed) as a text body, at its entry, check-only; within `max_decoded_bytes`, shared
+    /// with nested archives: past it `limit_exceeded` at the entry.
+    Text,
+}
+
 impl PathBackend {
     /// `true` if `;` starts a path parameter that the backend removes from its segment.
     pub fn strips_path_parameters(self) -> bool {
@@ -115,6 +129,8 @@ pub struct Readings {
     pub path_override_headers: Vec<String>,
     /// YAML aliases.
     pub yaml_aliases: YamlAliasReading,
+    /// The contents of archive entries.
+    pub archive_contents: ArchiveContentsReading,
 }
 
 impl Default for Readings {
@@ -132,6 +148,7 @@ impl Default for Readings {
                 "x-forwarded-prefix".into(),
             ],
             yaml_aliases: YamlAliasReading::default(),
+            archive_contents: ArchiveContentsReading::default(),
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Reading one input of `scan` or `sanitize`: a file or standard input, buffered up to
 //! `max_body_bytes` and evaluated as an upload (as `/v1/scan` evaluates a request body of the
-//! same content type), streamed through the codec checks beyond that.
+//! same content type), streamed through the codec checks beyond that. An archive (its type, or
+//! its first bytes: `utf8gate_policy::archive_in`) is buffered up to `max_archive_bytes` and
+//! read for its names; a larger one is refused by the streamed scan (`limit_exceeded`), never
+//! passed unread.
 
 use std::io::Read;
 
@@ -36,6 +39,8 @@ pub(super) struct Reading<'a> {
     pub(super) max_body: usize,
     /// Largest decoded body of a streamed input's codings.
     pub(super) max_scan: u64,
+    /// Largest archive read whole for its entry names.
+    pub(super) max_archive: u64,
     /// Skip binary inputs of no known type (no `--binary`, no `--content-type`, an extension
     /// that names no type).
     pub(super) skip_binary: bool,
@@ -70,16 +75,40 @@ pub(super) fn evaluate(
 ) -> std::io::Result<Input> {
     let mut reader = open(name)?;
     let mut buffer = Vec::new();
-    let sniff = BINARY_SNIFF_BYTES.min(how.max_body.saturating_add(1));
-    fill(&mut reader, &mut buffer, sniff)?;
+    // The first 8 KiB say whether it is binary, and an archive.
+    fill(&mut reader, &mut buffer, BINARY_SNIFF_BYTES)?;
+    let mut upload = Request::new("POST", b"/").mode(Mode::Scan);
+    let mut archive = utf8gate_policy::archive_in(Some(content_type.as_bytes()), &buffer);
     if how.skip_binary && utf8gate_policy::looks_binary(&buffer) {
-        return Ok(Input::Binary);
+        // Binary of no known type is skipped, unless it is an archive: then it is read as an
+        // upload of no type is (`/v1/scan` without a type), for its names.
+        archive = utf8gate_policy::archive_in(None, &buffer);
+        if archive.is_none() {
+            return Ok(Input::Binary);
+        }
+    } else {
+        upload = upload.header("content-type", content_type.as_bytes());
     }
-    let upload = Request::new("POST", b"/")
-        .mode(Mode::Scan)
-        .header("content-type", content_type.as_bytes());
-    if !fill(&mut reader, &mut buffer, how.max_body.saturating_add(1))? {
-        let upload = upload.body(&buffer);
+    let whole = match archive {
+        // Its names need the whole archive (a ZIP's are at its end).
+        Some(_) => usize::try_from(how.max_archive).unwrap_or(usize::MAX),
+        None => how.max_body,
+    };
+    // A file's size is known: one allocation of it, not a doubling buffer (twice the memory).
+    let size = std::fs::metadata(name)
+        .ok()
+        .filter(|_| name != "-")
+        .map(|m| m.len());
+    if let Some(size) = size.and_then(|s| usize::try_from(s).ok()) {
+        buffer.reserve_exact(
+            size.min(whole)
+                .saturating_add(1)
+                .saturating_sub(buffer.len()),
+        );
+    }
+    if !fill(&mut reader, &mut buffer, whole.saturating_add(1))? {
+        // The buffer itself, not a copy of it.
+        upload.body = buffer;
         let e = utf8gate_policy::evaluate_upload(how.profile, &upload);
         return Ok(Input::Scanned(Box::new(Scanned {
             verdict: e.verdict,

@@ -52,6 +52,13 @@ pub fn human(
                     .map_or("", |_| " (link target)");
                 format!("{input}!{name}{link}: +{}:", f.offset)
             }
+            // An archive entry's contents (`[readings] archive_contents = "text"`).
+            None if f.location.part == Part::Body
+                && f.location.pointer.as_deref() == Some("/content") =>
+            {
+                let name = f.location.name.as_deref().unwrap_or("");
+                format!("{input}!{name} (contents): byte {}:", f.offset)
+            }
             None if is_body(&f.location) => format!("{input}: byte {}:", f.offset),
             None => format!("{input}: {} +{}:", field(&f.location), f.offset),
         };

@@ -34,6 +34,7 @@ pub fn sanitize(args: &SanitizeArgs) -> ExitCode {
         profile: &profile,
         max_body: config.max_body_bytes,
         max_scan: config.max_scan_bytes,
+        max_archive: config.max_archive_bytes,
         skip_binary: false,
     };
     let scanned = match input::evaluate(name, &content_type, &how) {

@@ -57,6 +57,7 @@ pub fn scan(args: &ScanArgs) -> ExitCode {
         profile: &profile,
         max_body: config.max_body_bytes,
         max_scan: config.max_scan_bytes,
+        max_archive: config.max_archive_bytes,
         skip_binary: !args.binary && args.profile.content_type.is_none(),
     };
     let mut worst = 0;

@@ -74,6 +74,7 @@ pub(super) struct RawLimits {
     pub(super) max_header_bytes: Spanned<RawSize>,
     pub(super) max_body_bytes: Spanned<RawSize>,
     pub(super) max_scan_bytes: Spanned<RawSize>,
+    pub(super) max_archive_bytes: Spanned<RawSize>,
     pub(super) max_buffered_bytes: Spanned<RawSize>,
     pub(super) buffer_wait_seconds: Spanned<f64>,
     pub(super) header_read_timeout_seconds: Spanned<f64>,
@@ -85,6 +86,10 @@ pub(super) struct RawLimits {
     pub(super) shutdown_grace_seconds: Spanned<f64>,
     pub(super) max_json_depth: Spanned<u64>,
     pub(super) max_multipart_parts: Spanned<u64>,
+    pub(super) max_archive_entries: Spanned<u64>,
+    pub(super) max_archive_name_bytes: Spanned<u64>,
+    pub(super) max_archive_unpacked_bytes: Spanned<RawSize>,
+    pub(super) max_archive_depth: Spanned<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -151,7 +151,7 @@ mod doc_tests {
                 }
             }
         }
-        assert_eq!(keys, 50);
+        assert_eq!(keys, 55);
     }
 }
 

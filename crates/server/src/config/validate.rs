@@ -8,6 +8,7 @@ use std::time::Duration;
 use toml::Spanned;
 use utf8gate_policy::Profile;
 
+use super::caps::Caps;
 use super::cidr::Cidr;
 use super::error::ConfigError;
 use super::error::from_profile;
@@ -103,6 +104,27 @@ pub(super) fn validate(
             100_000,
         )? as usize,
         max_body_bytes,
+        archive: [
+            limit(
+                "limits.max_archive_entries",
+                &l.max_archive_entries,
+                1,
+                65_534,
+            )?,
+            limit(
+                "limits.max_archive_name_bytes",
+                &l.max_archive_name_bytes,
+                1,
+                1 << 16,
+            )?,
+            size(
+                "limits.max_archive_unpacked_bytes",
+                &l.max_archive_unpacked_bytes,
+                1,
+                u64::MAX,
+            )?,
+            limit("limits.max_archive_depth", &l.max_archive_depth, 1, 16)?,
+        ],
     };
     let mut profiles = BTreeMap::new();
     for name in Profile::BUILT_IN {
@@ -193,6 +215,12 @@ pub(super) fn validate(
         )? as usize,
         max_body_bytes,
         max_scan_bytes: size("limits.max_scan_bytes", &l.max_scan_bytes, 1, u64::MAX)?,
+        max_archive_bytes: size(
+            "limits.max_archive_bytes",
+            &l.max_archive_bytes,
+            1,
+            u64::MAX,
+        )?,
         max_buffered_bytes: size(
             "limits.max_buffered_bytes",
             &l.max_buffered_bytes,
@@ -309,40 +337,6 @@ fn budget_holds_a_body(c: &Config) -> Result<(), String> {
         )),
     }
 }
-/// The server's `[limits]` as they bear on profiles.
-struct Caps {
-    max_json_depth: usize,
-    max_multipart_parts: usize,
-    max_body_bytes: usize,
-}
-
-impl Caps {
-    /// `max_json_depth` and `max_multipart_parts` are the server's for a profile that does not
-    /// set its own (a built-in, or a file without the key under `[limits]`), and caps on the
-    /// value of one that does. `max_decoded_bytes` is capped at `max_body_bytes`, never raised.
-    /// `file` is the text of a loaded profile.
-    fn apply(&self, p: &mut Profile, file: Option<&str>) {
-        let own = file.and_then(|t| toml::from_str::<toml::Table>(t).ok());
-        let sets = |key: &str| {
-            own.as_ref()
-                .and_then(|t| t.get("limits"))
-                .and_then(|l| l.get(key))
-                .is_some()
-        };
-        let cap = |own: usize, server: usize, key: &str| {
-            if sets(key) { own.min(server) } else { server }
-        };
-        let l = &mut p.limits;
-        l.max_json_depth = cap(l.max_json_depth, self.max_json_depth, "max_json_depth");
-        l.max_multipart_parts = cap(
-            l.max_multipart_parts,
-            self.max_multipart_parts,
-            "max_multipart_parts",
-        );
-        l.max_decoded_bytes = l.max_decoded_bytes.min(self.max_body_bytes);
-    }
-}
-
 /// A listen address: an IP address and port (`127.0.0.1:8080`, `[::1]:8080`), or a host name
 /// and port (`localhost:8080`) resolved now, once, at start-up. A name that resolves to several
 /// addresses is bound on the first IPv4 one (`localhost` is 127.0.0.1 whatever the order of

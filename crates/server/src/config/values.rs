@@ -58,6 +58,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Largest scanned body.
     pub max_scan_bytes: u64,
+    /// Largest archive `utf8gate scan` reads whole for its entry names (`limits.max_archive_bytes`).
+    pub max_archive_bytes: u64,
     /// The memory budget of buffered bodies, across requests and listeners
     /// (`limits.max_buffered_bytes`).
     pub max_buffered_bytes: u64,

@@ -7,10 +7,14 @@
 //! paths, drive letters, backslashes: `archive_path`). A name that reads two ways is
 //! `ambiguous_archive_name`; a declared type the bytes are not is `ambiguous_media_type`; a
 //! corrupt archive is `malformed_body`; past a limit, `limit_exceeded`. Contents are not read
-//! (nor decompressed): an archive inside an archive is not opened.
+//! (nor decompressed), except an entry that is an archive itself (by its name or its first
+//! bytes, [`nested`]): it is read to `max_archive_depth`, its names at `outer!inner`, and one
+//! deeper (or past the budget of inflated bytes) is `limit_exceeded` at its entry.
 
 mod entry;
+mod format;
 mod names;
+mod nested;
 mod tar;
 #[cfg(test)]
 mod tar_tests;
@@ -18,14 +22,15 @@ mod tar_tests;
 mod tests;
 mod zip;
 
-use entry::Limits;
+use entry::{Limits, Nested};
+use format::{Format, gzip_holds_tar};
 
 use super::super::decomposed::Decomposed;
 use super::super::reading::BodyReading;
 use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
-use crate::profile::Profile;
+use crate::profile::{ArchiveContentsReading, Profile};
 use crate::request::ContentType;
 
 /// The archive reading.
@@ -53,21 +58,44 @@ fn claims(ct: &ContentType) -> bool {
     ZIP_TYPES.contains(&essence) || TAR_TYPES.contains(&essence) || GZIP_TYPES.contains(&essence)
 }
 
-/// A body of no type (or `application/octet-stream`) that starts as a ZIP: its names, a
-/// second reading (an extractor that sniffs reads it so).
+/// A body of no type (or `text/plain`, `application/octet-stream`) that starts as a ZIP, a
+/// tar or a gzip-compressed tar: its names, a second reading (an extractor that sniffs reads
+/// it so).
 fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Decomposed<'a>) {
-    if zip::is_zip(body) {
-        read(
-            body,
-            &ContentType::parse(ZIP_TYPES[0].as_bytes()),
-            profile,
-            false,
-            out,
-        );
+    let essence = match Format::sniffed(body) {
+        Some(Format::Zip) => ZIP_TYPES[0],
+        Some(Format::Tar) => TAR_TYPES[0],
+        Some(Format::Gzip) => GZIP_TYPES[0],
+        None => return,
+    };
+    read(
+        body,
+        &ContentType::parse(essence.as_bytes()),
+        profile,
+        false,
+        out,
+    );
+}
+
+/// The archive a body of type `ct` whose first bytes are `head` is read as, if it is one: a
+/// type this reading claims, or a body of no type, `text/plain` or `application/octet-stream`
+/// that starts as a ZIP, a tar or a gzip-compressed tar (its first 8 KiB are enough).
+pub(crate) fn archive_in(ct: &ContentType, head: &[u8]) -> Option<&'static str> {
+    if claims(ct) {
+        // A gzip of no tar is not an archive (`not_text`, as `read` says).
+        let gzip = GZIP_TYPES.contains(&ct.essence.as_str());
+        let plain_gzip = gzip && Format::of(head) == Some(Format::Gzip) && !gzip_holds_tar(head);
+        return (!plain_gzip).then_some("its type");
+    }
+    let sniffs = ["", "text/plain", "application/octet-stream"].contains(&ct.essence.as_str());
+    match Format::sniffed(head).filter(|_| sniffs)? {
+        Format::Zip => Some("ZIP"),
+        Format::Tar => Some("tar"),
+        Format::Gzip => Some("gzip-compressed tar"),
     }
 }
 
-/// A ZIP body: its names as fields, or why it is refused.
+/// An archive body: its names as fields, or why it is refused.
 fn read<'a>(
     body: &'a [u8],
     ct: &ContentType,
@@ -75,7 +103,8 @@ fn read<'a>(
     _: bool,
     out: &mut Decomposed<'a>,
 ) {
-    let limits = Limits::of(&profile.limits);
+    let mut limits = Limits::of(&profile.limits);
+    limits.contents = profile.readings.archive_contents == ArchiveContentsReading::Text;
     let format = Format::of(body);
     // `application/x-gtar` names GNU tar, compressed or not.
     let declared: &[Format] = match ct.essence.as_str() {
@@ -89,31 +118,79 @@ fn read<'a>(
         out.structural(Part::Body, FindingKind::AmbiguousMediaType, 0, message);
         return;
     };
-    let entries = match declared {
-        Format::Zip => zip::entries(body, &limits).map(Some),
-        Format::Tar => tar::entries(&mut &body[..], &limits).map(Some),
-        Format::Gzip => gzip_tar(body, &limits),
+    if !read_at(body, declared, &limits, 1, None, out) {
+        out.not_text = Some(format!("{}: no tar inside, not read as text", ct.essence));
+    }
+}
+
+/// The archive `body` of `format` at `depth` (the body is 1), inside the entry `within` (its
+/// findings there, its entries' names after it and `!`) or the body: its names as fields and
+/// those of the archives in it, or why it is refused. `false` for a gzip of no tar.
+fn read_at(
+    body: &[u8],
+    format: Format,
+    limits: &Limits,
+    depth: usize,
+    within: Option<&Location>,
+    out: &mut Decomposed,
+) -> bool {
+    limits.capture.set(depth < limits.max_depth);
+    let entries = match format {
+        Format::Zip => zip::entries(body, limits).map(Some),
+        Format::Tar => tar::entries(&mut &body[..], limits).map(Some),
+        Format::Gzip => gzip_tar(body, limits),
     };
     let entries = match entries {
         Ok(Some(entries)) => entries,
-        Ok(None) => {
-            out.not_text = Some(format!("{}: no tar inside, not read as text", ct.essence));
-            return;
-        }
+        Ok(None) => return false,
         Err((kind, offset, message)) => {
-            out.structural(Part::Body, kind, offset, message);
-            return;
+            let at = within.cloned().unwrap_or(Location::part(Part::Body));
+            out.structural_at(at, kind, offset, message);
+            return true;
         }
     };
+    let outer = within.and_then(|w| w.name.as_deref());
     for (index, entry) in entries.into_iter().enumerate() {
-        let location = Location::part(Part::ArchiveEntry)
-            .with_index(index)
-            .with_name(&entry.name);
+        let location = Location::part(Part::ArchiveEntry).with_index(index);
+        let location = match outer {
+            Some(outer) => location.with_name(&[outer.as_bytes(), b"!", &entry.name].concat()),
+            None => location.with_name(&entry.name),
+        };
         if let Some(why) = entry.ambiguity {
             let kind = FindingKind::AmbiguousArchiveName;
             out.structural_at(location.clone(), kind, 0, why);
         }
         shape(&location, &entry.name, "name", out);
+        match entry.nested {
+            Some(Nested::Bytes(bytes)) => {
+                // A nested gzip of no tar is no archive; nor are bytes only named like one.
+                if let Some(format) = Format::of(&bytes) {
+                    read_at(&bytes, format, limits, depth + 1, Some(&location), out);
+                }
+            }
+            Some(Nested::Unread(why)) => {
+                let kind = FindingKind::LimitExceeded;
+                out.structural_at(location.clone(), kind, 0, why);
+            }
+            None => {}
+        }
+        match entry.text {
+            Some(Ok(text)) => {
+                // Checked as a text body is, at its entry; never rewritten.
+                let at = Location::part(Part::Body).with_index(index);
+                let mut field = Field::raw(at, &[], Container::Body, 0..0).into_owned();
+                field.location.name.clone_from(&location.name);
+                field.location.pointer = Some("/content".into());
+                field.bytes = text.into();
+                field.check_only = true;
+                out.fields.push(field);
+            }
+            Some(Err(why)) => {
+                let kind = FindingKind::LimitExceeded;
+                out.structural_at(location.clone(), kind, 0, why);
+            }
+            None => {}
+        }
         // Not rewritable (`Part::is_rewritable`): an action that would rewrite a name rejects.
         push(location.clone(), entry.name, out);
         if let Some(target) = entry.link {
@@ -122,6 +199,7 @@ fn read<'a>(
             push(at, target, out);
         }
     }
+    true
 }
 
 /// A name or link target as a field of its own bytes.
@@ -129,29 +207,6 @@ fn push(location: Location, bytes: Vec<u8>, out: &mut Decomposed) {
     let mut field = Field::raw(location, &[], Container::Body, 0..0).into_owned();
     field.bytes = bytes.into();
     out.fields.push(field);
-}
-
-/// The archive formats read, as the bytes start.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Zip,
-    Tar,
-    /// A gzip-compressed tar (a gzip of anything else is not an archive).
-    Gzip,
-}
-
-impl Format {
-    fn of(body: &[u8]) -> Option<Format> {
-        if zip::is_zip(body) {
-            Some(Format::Zip)
-        } else if tar::is_tar(body) {
-            Some(Format::Tar)
-        } else if body.starts_with(b"\x1f\x8b") {
-            Some(Format::Gzip)
-        } else {
-            None
-        }
-    }
 }
 
 /// The entries of a gzip-compressed tar, inflated as they are read (never held), at most
@@ -169,7 +224,7 @@ fn gzip_tar(body: &[u8], limits: &Limits) -> Result<Option<Vec<entry::Entry>>, e
     // A gzip of anything but a tar is not an archive: not text either (`not_text`).
     let mut head = Vec::with_capacity(512);
     let peek = std::io::Read::read_to_end(&mut std::io::Read::take(&mut inflated, 512), &mut head);
-    if peek.is_ok() && !tar::is_tar(&head) {
+    if peek.is_ok() && !format::is_tar(&head) {
         return Ok(None);
     }
     let mut inflated = tar::Capped {

@@ -60,3 +60,24 @@ fn a_profile_file_s_errors_have_its_line_and_column() {
     assert_eq!((e.line, e.column), (Some(2), Some(28)), "{e}");
     assert!(e.message.contains("cannot read \"missing.toml\""), "{e}");
 }
+
+#[test]
+fn archive_limits_are_server_defaults_and_caps() {
+    let server = "[limits]\nmax_archive_entries = 10\nmax_archive_depth = 3\nmax_archive_unpacked_bytes = \"1MiB\"\n";
+    let c = with_profile(
+        server,
+        "[limits]\nmax_archive_entries = 5\nmax_archive_depth = 9\n",
+    )
+    .unwrap();
+    let l = c.profiles["custom"].limits;
+    // Its own lower value stays, a higher one is capped, an unset one is the server's.
+    assert_eq!((l.max_archive_entries, l.max_archive_depth), (5, 3));
+    assert_eq!(l.max_archive_unpacked_bytes, 1 << 20);
+    let strict = c.profiles["strict"].limits;
+    assert_eq!(
+        (strict.max_archive_entries, strict.max_archive_name_bytes),
+        (10, 4096)
+    );
+    let e = with_profile("[limits]\nmax_archive_depth = 0\n", "").unwrap_err();
+    assert!(e.to_string().contains("max_archive_depth"), "{e}");
+}

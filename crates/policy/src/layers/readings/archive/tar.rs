@@ -7,15 +7,11 @@
 use std::io::Read;
 
 use super::entry::{Entry, Limits, Refusal};
+use super::nested;
 use crate::finding::FindingKind;
 
 /// Largest pax or GNU long-name record read.
 const MAX_RECORD: u64 = 64 * 1024;
-
-/// `true` when `head` (at least 263 bytes) is a POSIX or GNU tar header.
-pub(super) fn is_tar(head: &[u8]) -> bool {
-    head.get(257..262) == Some(b"ustar")
-}
 
 fn corrupt(at: u64, message: impl Into<String>) -> Refusal {
     (FindingKind::MalformedBody, at as usize, message.into())
@@ -98,6 +94,15 @@ fn take(r: &mut dyn Read, len: u64, at: u64) -> Result<Vec<u8>, Refusal> {
     if fill(r, &mut out, at)? as u64 != len {
         return Err(corrupt(at, "the archive ends inside an entry"));
     }
+    Ok(out)
+}
+
+/// At most `most` bytes (fewer where the input ends).
+fn take_most(r: &mut dyn Read, most: u64, at: u64) -> Result<Vec<u8>, Refusal> {
+    let mut out = Vec::new();
+    r.take(most)
+        .read_to_end(&mut out)
+        .map_err(|e| failed(at, &e))?;
     Ok(out)
 }
 
@@ -301,20 +306,35 @@ pub(super) fn entries(r: &mut dyn Read, limits: &Limits) -> Result<Vec<Entry>, R
             ));
         }
         let is_link = matches!(kind, b'1' | b'2');
+        let padded = size.div_ceil(512).saturating_mul(512);
+        // The first bytes say whether it is an archive; the rest is read only if it is one.
+        let head = take_most(r, size.min(nested::head_len(limits)), data_at)?;
+        let mut read = head.len() as u64;
+        let mut whole = |_: u64| {
+            let rest = take_most(r, size - head.len() as u64, data_at).ok()?;
+            read += rest.len() as u64;
+            Some([&head[..], &rest].concat())
+        };
+        let (mut nested, mut text) = (None, None);
+        if !is_link && kind != b'5' {
+            nested = nested::nested(&name, size, Some(&head), limits, &mut whole);
+            if nested.is_none() {
+                text = nested::text(size, Some(&head), limits, &mut whole);
+            }
+        }
         out.push(Entry {
             name,
             ambiguity,
             link: is_link.then_some(link),
+            nested,
+            text,
         });
-        let skipped = std::io::copy(
-            &mut r.take(size.div_ceil(512).saturating_mul(512)),
-            &mut std::io::sink(),
-        )
-        .map_err(|e| failed(data_at, &e))?;
-        if skipped != size.div_ceil(512).saturating_mul(512) {
+        let skipped = std::io::copy(&mut r.take(padded - read), &mut std::io::sink())
+            .map_err(|e| failed(data_at, &e))?;
+        if read + skipped != padded {
             return Err(corrupt(data_at, "the archive ends inside an entry"));
         }
-        at = data_at + skipped;
+        at = data_at + padded;
         next = Pending::default();
         long = Pending::default();
     }

@@ -9,6 +9,7 @@ use core::ops::Range;
 
 use super::entry::{Entry, Limits, Refusal};
 use super::names::cp437;
+use super::nested;
 use crate::finding::FindingKind;
 
 /// Longest symbolic link target read.
@@ -30,11 +31,6 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
 
 fn corrupt(at: usize, message: impl Into<String>) -> Refusal {
     (FindingKind::MalformedBody, at, message.into())
-}
-
-/// `true` when `body` starts as a ZIP does: a local header, or the end record of an empty one.
-pub(super) fn is_zip(body: &[u8]) -> bool {
-    body.starts_with(LOCAL) || body.starts_with(EOCD)
 }
 
 /// The entries of the ZIP `body`, or why it is refused (corrupt, a limit).
@@ -157,6 +153,8 @@ fn central(
         name: body[name.clone()].to_vec(),
         ambiguity: None,
         link: None,
+        nested: None,
+        text: None,
     };
     let names = (&body[name.clone()], &body[local_name.clone()]);
     let utf8 = flags & 0x800 != 0;
@@ -181,7 +179,16 @@ fn central(
     };
     let unix = get(4) >> 8 == 3;
     if unix && (get32(38) >> 16) & 0o170_000 == 0o120_000 {
-        entry.link = Some(link(body, data, method, index)?);
+        entry.link = Some(link(body, data.clone(), method, index)?);
+    } else {
+        let raw = &body[data];
+        let head = head(raw, method, nested::head_len(limits) as usize);
+        let mut whole = |left: u64| content(raw, method, left.saturating_add(1));
+        let size = u64::from(size);
+        entry.nested = nested::nested(&entry.name, size, head.as_deref(), limits, &mut whole);
+        if entry.nested.is_none() && !entry.name.ends_with(b"/") {
+            entry.text = nested::text(size, head.as_deref(), limits, &mut whole);
+        }
     }
     Ok((entry, local..local_extra.end + compressed as usize, next))
 }
@@ -219,6 +226,38 @@ fn unicode_path(extra: &[u8], name: &[u8]) -> Option<String> {
         }
     }
     None
+}
+
+/// An entry's first bytes, at most `most`: inflated straight into a buffer of that size, so
+/// that looking costs what it reads (a `read::DeflateDecoder` inflates 32 KiB at a time), `None`
+/// for a method other than stored and deflate.
+fn head(raw: &[u8], method: usize, most: usize) -> Option<Vec<u8>> {
+    match method {
+        0 => Some(raw[..raw.len().min(most)].to_vec()),
+        8 => {
+            let mut out = Vec::with_capacity(most);
+            let mut inflate = flate2::Decompress::new(false);
+            // Finish inflates into `out` directly and stops when it is full.
+            let _ = inflate.decompress_vec(raw, &mut out, flate2::FlushDecompress::Finish);
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// At most `most` first bytes of an entry's content (`raw`, stored or deflated; a corrupt
+/// stream gives what inflated before it failed), `None` for another method.
+fn content(raw: &[u8], method: usize, most: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let _ = match method {
+        0 => std::io::Read::read_to_end(&mut std::io::Read::take(raw, most), &mut out),
+        8 => {
+            let inflate = flate2::read::DeflateDecoder::new(raw);
+            std::io::Read::read_to_end(&mut std::io::Read::take(inflate, most), &mut out)
+        }
+        _ => return None,
+    };
+    Some(out)
 }
 
 /// A symbolic link's target: the entry's data, stored or deflated, at most [`MAX_LINK`] bytes.
