@@ -19,10 +19,13 @@ use std::borrow::Cow;
 
 pub(crate) use error::JsonError;
 use error::syntax;
+pub(crate) use pointer::MAX_POINTER_BYTES;
+use pointer::capped;
 pub(crate) use string::encode_string;
 use string::{Decoded, literal_len, plain_run};
 
 mod error;
+mod pointer;
 mod string;
 
 /// One JSON string token (an object key or a string value).
@@ -93,19 +96,6 @@ enum Frame {
         /// Index of the current element.
         index: usize,
     },
-}
-
-/// Longest pointer kept in a token: a body of huge keys and many values would otherwise
-/// produce output quadratic in its size.
-pub(crate) const MAX_POINTER_BYTES: usize = 1024;
-
-/// `pointer` cut to [`MAX_POINTER_BYTES`] at a character boundary.
-fn capped(pointer: &str) -> String {
-    let mut end = pointer.len().min(MAX_POINTER_BYTES);
-    while !pointer.is_char_boundary(end) {
-        end -= 1;
-    }
-    pointer[..end].to_string()
 }
 
 /// The state of one scan.
@@ -252,19 +242,7 @@ impl<'a> Scanner<'a> {
     fn set_index(&mut self, prefix_len: usize, index: usize) {
         self.pointer.truncate(prefix_len);
         self.pointer.push('/');
-        // Decimal digits by hand: `write!` costs hundreds of instructions per element.
-        let mut digits = [0u8; 20];
-        let mut n = index;
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        (digits[at..].iter()).for_each(|&d| self.pointer.push(char::from(d)));
+        pointer::push_decimal(&mut self.pointer, index);
     }
 
     /// Reads an object member's key (whitespace before it already skipped) and the `:` after

@@ -14,14 +14,14 @@ mod path;
 #[cfg(test)]
 mod tests;
 mod text;
+mod text_field;
 
 use quick_xml::events::Event;
 
 use super::super::decomposed::{Decomposed, text_from, whole_body};
 use super::super::reading::BodyReading;
-use crate::field::{Container, Encoding, Field};
-use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet, Report};
+use crate::field::{Container, Field};
+use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{Profile, XmlDoctypeReading};
 use crate::request::ContentType;
@@ -366,42 +366,16 @@ impl<'a> Reader<'a, '_, '_> {
         };
         let decoded =
             text::decode(raw, attribute).map_err(|(i, why)| malformed(span.start + i, why))?;
-        let mut layer_findings = Found::new(self.out.layer_room, KindSet::default());
-        for &(at, unit) in &decoded.surrogates {
-            let kind = FindingKind::EscapedSurrogate;
-            layer_findings.report(kind, at, 3, Fix::None, || {
-                RawFinding::new(
-                    kind,
-                    at,
-                    &decoded.bytes[at..at + 3],
-                    Fix::None,
-                    Some(utf8gate_codec::format_scalar(u32::from(unit))),
-                    format!(
-                        "a character reference to the surrogate U+{unit:04X} (decoded as U+FFFD)"
-                    ),
-                )
-            });
-        }
-        self.out.layer_room -= layer_findings.detailed.len();
-        let bytes = if decoded.bytes == raw.as_bytes() {
-            std::borrow::Cow::Borrowed(raw.as_bytes())
-        } else {
-            std::borrow::Cow::Owned(decoded.bytes)
-        };
-        self.out.fields.push(Field {
+        let (field, listed) = text_field::decoded(
             location,
-            bytes,
-            container: Container::Body,
-            span: body_span,
-            encoding: if attribute {
-                Encoding::XmlAttribute
-            } else {
-                Encoding::XmlText
-            },
-            at_body_start: false,
-            layer_findings: layer_findings.boxed(),
-            check_only: false,
-        });
+            raw,
+            decoded,
+            attribute,
+            body_span,
+            self.out.layer_room,
+        );
+        self.out.layer_room -= listed;
+        self.out.fields.push(field);
         Ok(())
     }
 }

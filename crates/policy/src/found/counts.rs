@@ -1,0 +1,68 @@
+//! Counts per finding kind (a leaf).
+
+use crate::finding::FindingKind;
+
+const KIND_COUNT: usize = FindingKind::ALL.len();
+
+/// A count per finding kind, in a fixed array, with the set of kinds counted (a clean field
+/// has none, and asking costs one comparison instead of a walk over every kind).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KindCounts {
+    counts: [u64; KIND_COUNT],
+    present: u64,
+}
+
+impl Default for KindCounts {
+    fn default() -> KindCounts {
+        KindCounts {
+            counts: [0; KIND_COUNT],
+            present: 0,
+        }
+    }
+}
+
+impl core::fmt::Debug for KindCounts {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl KindCounts {
+    /// Adds `n` to `kind`'s count.
+    pub(crate) fn add(&mut self, kind: FindingKind, n: u64) {
+        self.counts[kind.index()] += n;
+        if n > 0 {
+            self.present |= 1 << kind.index();
+        }
+    }
+
+    /// `kind`'s count.
+    #[cfg(test)]
+    pub(crate) fn get(&self, kind: FindingKind) -> u64 {
+        self.counts[kind.index()]
+    }
+
+    /// Whether no kind has a count.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.present == 0
+    }
+
+    /// The kinds with a count, in declaration order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (FindingKind, u64)> + '_ {
+        let mut bits = self.present;
+        core::iter::from_fn(move || {
+            let i = bits.trailing_zeros() as usize;
+            (bits != 0).then(|| {
+                bits &= bits - 1;
+                (FindingKind::ALL[i], self.counts[i])
+            })
+        })
+    }
+
+    /// Adds every count of `other`.
+    pub(crate) fn add_all(&mut self, other: &KindCounts) {
+        for (kind, n) in other.iter() {
+            self.add(kind, n);
+        }
+    }
+}
