@@ -2,7 +2,9 @@
 //! evaluates one benchmark corpus (the `evaluate` bench's request: default profile,
 //! `text/plain` body; with `json`, the same text as the strings of an `application/json`
 //! array, one per line of the corpus, escapes written as JSON writers write them) `REPS` times, for profiling the clean path under callgrind or perf
-//! without criterion's own work in the profile. Prints the rate of the repetitions.
+//! without criterion's own work in the profile. Prints the rate of the repetitions. With
+//! `get` instead of `json`, the request is a browser's GET with a query (`SCRIPT` and `SIZE`
+//! are not read): the clean request of the allocations test.
 
 use std::hint::black_box;
 
@@ -16,13 +18,19 @@ fn main() {
     let script = args.get(1).map_or("latin", String::as_str);
     let size: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(64 << 10);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let json = args.get(4).is_some_and(|a| a == "json");
+    let mode = args.get(4).map_or("text", String::as_str);
     let profile = Profile::strict();
     let text = corpus::text(script, size);
-    let request = if json {
+    let request = if mode == "json" {
         Request::new("POST", b"/upload")
             .header("Content-Type", b"application/json")
             .body(&json_of(&text))
+    } else if mode == "get" {
+        Request::new("GET", b"/search?q=caf%C3%A9+cr%C3%A8me&lang=fr&page=2")
+            .header("Host", b"example.com")
+            .header("Accept", b"text/html,application/xhtml+xml")
+            .header("Accept-Language", b"fr-CH, fr;q=0.9, en;q=0.8")
+            .header("User-Agent", b"Mozilla/5.0 (X11; Linux x86_64)")
     } else {
         Request::new("POST", b"/upload")
             .header("Content-Type", b"text/plain; charset=utf-8")

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
 use crate::found::{Actions, Found, KindCounts, KindSet};
 use crate::identity::{Identity, IdentityReport};
-use crate::location::Location;
+use crate::location::{Location, LocationClass};
 use crate::profile::Profile;
-use crate::verdict::{Decision, Verdict};
+use crate::verdict::{BytesByLocation, Decision, Verdict};
 
 /// Accumulates findings up to the cap, counts and the reject flag.
 pub(crate) struct Collector<'p> {
@@ -25,7 +25,7 @@ pub(crate) struct Collector<'p> {
     /// Some field was rewritten to NFC.
     pub(crate) normalized: bool,
     bytes_inspected: u64,
-    bytes_by_location: BTreeMap<String, u64>,
+    bytes_by_location: BytesByLocation,
     identities: Vec<IdentityReport>,
     /// Checking stopped early (see [`Collector::settled`]).
     pub(crate) stopped_early: bool,
@@ -33,8 +33,8 @@ pub(crate) struct Collector<'p> {
     pub(crate) not_text: Option<String>,
     /// Occurrences recorded.
     seen: u64,
-    /// [`Collector::may_rewrite`] of each location class asked about so far.
-    rewrite_sets: Vec<(crate::location::LocationClass, KindSet)>,
+    /// [`Collector::may_rewrite`] of each location class asked about so far, by class.
+    rewrite_sets: [Option<KindSet>; LocationClass::ALL.len()],
 }
 
 impl<'p> Collector<'p> {
@@ -50,25 +50,19 @@ impl<'p> Collector<'p> {
             would_rewrite: false,
             normalized: false,
             bytes_inspected: 0,
-            bytes_by_location: BTreeMap::new(),
+            bytes_by_location: BytesByLocation::default(),
             identities: Vec::new(),
             stopped_early: false,
             not_text: None,
             seen: 0,
-            rewrite_sets: Vec::new(),
+            rewrite_sets: [None; LocationClass::ALL.len()],
         }
     }
 
     /// Counts `bytes` of field content inspected in location class `class`.
-    pub(crate) fn inspected(&mut self, class: &str, bytes: u64) {
+    pub(crate) fn inspected(&mut self, class: LocationClass, bytes: u64) {
         self.bytes_inspected += bytes;
-        // The key is allocated once per class, not once per field.
-        match self.bytes_by_location.get_mut(class) {
-            Some(total) => *total += bytes,
-            None => {
-                self.bytes_by_location.insert(class.to_string(), bytes);
-            }
-        }
+        self.bytes_by_location.add(class, bytes);
     }
 
     /// The identity of the profile that names the field at `location`, if one does (the
@@ -153,8 +147,8 @@ impl<'p> Collector<'p> {
     pub(crate) fn may_rewrite(&mut self, part: crate::location::Part) -> KindSet {
         // Asked for every field: worked out once per location class and request.
         let class = part.class();
-        if let Some((_, set)) = self.rewrite_sets.iter().find(|(c, _)| *c == class) {
-            return *set;
+        if let Some(set) = self.rewrite_sets[class as usize] {
+            return set;
         }
         let mut set = KindSet::default();
         for &kind in FindingKind::ALL {
@@ -163,7 +157,7 @@ impl<'p> Collector<'p> {
                 set.insert(kind);
             }
         }
-        self.rewrite_sets.push((class, set));
+        self.rewrite_sets[class as usize] = Some(set);
         set
     }
 

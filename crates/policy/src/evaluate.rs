@@ -77,7 +77,7 @@ fn evaluate_with(
             verdict.stopped_early = true;
             break;
         }
-        let class = field.location.part.class().as_str();
+        let class = field.location.part.class();
         verdict.inspected(class, field.bytes.len() as u64);
         if let Some(new_bytes) = check_and_rewrite(&options, field, &mut verdict) {
             let encoded = rewrite::encode(field.encoding, new_bytes);

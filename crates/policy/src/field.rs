@@ -48,7 +48,7 @@ pub(crate) struct Field<'a> {
     pub(crate) location: Location,
     /// The bytes after the field's decoding layers: borrowed from the request when there are
     /// none.
-    pub(crate) bytes: Cow<'a, [u8]>,
+    pub(crate) bytes: FieldBytes<'a>,
     /// The container its encoded form lives in.
     pub(crate) container: Container,
     /// The encoded form's range in the container.
@@ -75,7 +75,7 @@ impl<'a> Field<'a> {
     ) -> Field<'a> {
         Field {
             location,
-            bytes: Cow::Borrowed(bytes),
+            bytes: FieldBytes::Borrowed(bytes),
             container,
             span,
             encoding: Encoding::Raw,
@@ -88,7 +88,7 @@ impl<'a> Field<'a> {
     /// The same field owning its bytes, for a reading of bytes that do not outlive it.
     pub(crate) fn into_owned<'b>(self) -> Field<'b> {
         Field {
-            bytes: Cow::Owned(self.bytes.into_owned()),
+            bytes: self.bytes.into_static(),
             location: self.location,
             container: self.container,
             span: self.span,
@@ -96,6 +96,182 @@ impl<'a> Field<'a> {
             at_body_start: self.at_body_start,
             layer_findings: self.layer_findings,
             check_only: self.check_only,
+        }
+    }
+}
+
+/// Decoded bytes up to this length are kept inline in the field: a short value with an escape
+/// (`q=caf%C3%A9`, `"caf\u00e9"`) allocates nothing.
+pub(crate) const INLINE_BYTES: usize = 22;
+
+/// A field's bytes: borrowed from the request (no decoding layer changed them), or decoded
+/// into a buffer of their own: inline up to [`INLINE_BYTES`], else on the heap. Equal when
+/// the bytes are, however they are held.
+#[derive(Debug, Clone)]
+pub(crate) enum FieldBytes<'a> {
+    /// As they are in the request.
+    Borrowed(&'a [u8]),
+    /// Decoded, short.
+    Inline {
+        /// How many of `bytes` are used.
+        len: u8,
+        /// The bytes, `len` of them.
+        bytes: [u8; INLINE_BYTES],
+    },
+    /// Decoded, longer.
+    Heap(Vec<u8>),
+}
+
+impl<'a> FieldBytes<'a> {
+    /// An empty buffer with room for `capacity` bytes (inline up to [`INLINE_BYTES`]).
+    pub(crate) fn with_capacity(capacity: usize) -> FieldBytes<'a> {
+        match capacity <= INLINE_BYTES {
+            true => FieldBytes::Inline {
+                len: 0,
+                bytes: [0; INLINE_BYTES],
+            },
+            false => FieldBytes::Heap(Vec::with_capacity(capacity)),
+        }
+    }
+
+    /// Appends `more`; borrowed bytes are copied into a buffer of their own first.
+    #[inline(always)]
+    pub(crate) fn extend_from_slice(&mut self, more: &[u8]) {
+        match self {
+            FieldBytes::Heap(v) => v.extend_from_slice(more),
+            _ => self.extend_slow(more),
+        }
+    }
+
+    /// Appends one byte.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, byte: u8) {
+        match self {
+            FieldBytes::Heap(v) => v.push(byte),
+            _ => self.extend_slow(&[byte]),
+        }
+    }
+
+    /// [`extend_from_slice`](Self::extend_from_slice) of bytes not on the heap: inline while
+    /// they fit, else moved to the heap.
+    #[inline(never)]
+    fn extend_slow(&mut self, more: &[u8]) {
+        match self {
+            FieldBytes::Inline { len, bytes } if usize::from(*len) + more.len() <= INLINE_BYTES => {
+                let at = usize::from(*len);
+                bytes[at..at + more.len()].copy_from_slice(more);
+                *len += more.len() as u8;
+            }
+            _ => {
+                let mut v = Vec::with_capacity((self.len() + more.len()).max(2 * INLINE_BYTES));
+                v.extend_from_slice(self);
+                v.extend_from_slice(more);
+                *self = FieldBytes::Heap(v);
+            }
+        }
+    }
+
+    /// The bytes in a `Vec` (no copy when they are already on the heap).
+    pub(crate) fn into_owned(self) -> Vec<u8> {
+        match self {
+            FieldBytes::Heap(v) => v,
+            other => other.to_vec(),
+        }
+    }
+
+    /// The same bytes, owned (for a reading of bytes that do not outlive it).
+    pub(crate) fn into_static(self) -> FieldBytes<'static> {
+        match self {
+            FieldBytes::Borrowed(b) => {
+                let mut owned = FieldBytes::with_capacity(b.len());
+                owned.extend_from_slice(b);
+                owned
+            }
+            FieldBytes::Inline { len, bytes } => FieldBytes::Inline { len, bytes },
+            FieldBytes::Heap(v) => FieldBytes::Heap(v),
+        }
+    }
+}
+
+impl core::ops::Deref for FieldBytes<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FieldBytes::Borrowed(b) => b,
+            FieldBytes::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            FieldBytes::Heap(v) => v,
+        }
+    }
+}
+
+impl PartialEq for FieldBytes<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for FieldBytes<'_> {}
+
+impl PartialEq<Vec<u8>> for FieldBytes<'_> {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl AsRef<[u8]> for FieldBytes<'_> {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl<'a> From<&'a [u8]> for FieldBytes<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        FieldBytes::Borrowed(bytes)
+    }
+}
+
+impl From<Vec<u8>> for FieldBytes<'_> {
+    fn from(bytes: Vec<u8>) -> Self {
+        FieldBytes::Heap(bytes)
+    }
+}
+
+impl<'a> From<Cow<'a, [u8]>> for FieldBytes<'a> {
+    fn from(bytes: Cow<'a, [u8]>) -> Self {
+        match bytes {
+            Cow::Borrowed(b) => FieldBytes::Borrowed(b),
+            Cow::Owned(v) => v.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Short decoded bytes stay inline, long ones move to the heap; every form reads the
+    /// same bytes back, and a `Vec` handed over is not copied.
+    #[test]
+    fn bytes_read_back_in_every_form() {
+        for len in [0, 1, INLINE_BYTES, INLINE_BYTES + 1, 1000] {
+            let bytes: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            for capacity in [0, len, 2 * len] {
+                let mut grown = FieldBytes::with_capacity(capacity);
+                grown.extend_from_slice(&bytes[..len / 2]);
+                (bytes[len / 2..].iter()).for_each(|&b| grown.push(b));
+                assert_eq!(&*grown, &bytes[..]);
+                let inline = matches!(grown, FieldBytes::Inline { .. });
+                assert_eq!(inline, len <= INLINE_BYTES && capacity <= INLINE_BYTES);
+                assert_eq!(grown, FieldBytes::Borrowed(&bytes), "equal however held");
+                assert_eq!(grown.clone().into_static(), grown);
+                assert_eq!(grown.into_owned(), bytes);
+            }
+            assert_eq!(FieldBytes::Borrowed(&bytes).into_static(), bytes);
+            let copy = bytes.clone();
+            let pointer = copy.as_ptr();
+            let back = FieldBytes::from(copy).into_owned();
+            assert_eq!(back.as_ptr(), pointer, "no copy");
         }
     }
 }

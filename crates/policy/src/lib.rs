@@ -61,7 +61,7 @@ pub use profile::{
 pub use request::{BodyState, ContentType, Mode, Request};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
-pub use verdict::{Decision, Verdict};
+pub use verdict::{BytesByLocation, Decision, Verdict};
 
 /// Builds the lookup tables the checks build lazily on first use (the NFC and stream-safe
 /// tables, some tens of milliseconds), so that a server's first request does not wait for them.

@@ -1,5 +1,6 @@
 //! Where in a request a field (and so a finding) is.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 /// The part of a request a field comes from.
@@ -182,11 +183,11 @@ pub struct Location {
     pub part: Part,
     /// Parameter, header or multipart field name (lossily decoded, at most 128 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// JSON pointer (RFC 6901) of a JSON key or string, the path of a YAML key or scalar, or
     /// the XPath-like path of an XML name or text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
+    pub pointer: Option<CompactString>,
     /// Multipart part index (from 0), or the index of a repeated query/form parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
@@ -220,11 +221,13 @@ impl Location {
 
     /// Adds a pointer the caller no longer needs (capped like names): no copy when it is
     /// within the cap.
-    pub fn with_owned_pointer(mut self, mut pointer: String) -> Location {
-        if pointer.len() > 4 * MAX_NAME_CHARS {
-            pointer = capped(&pointer, 4 * MAX_NAME_CHARS);
-        }
-        self.pointer = Some(pointer);
+    pub fn with_owned_pointer(mut self, pointer: impl Into<CompactString>) -> Location {
+        let pointer: CompactString = pointer.into();
+        self.pointer = Some(if pointer.len() > 4 * MAX_NAME_CHARS {
+            capped(&pointer, 4 * MAX_NAME_CHARS)
+        } else {
+            pointer
+        });
         self
     }
 
@@ -235,15 +238,16 @@ impl Location {
     }
 }
 
-/// The first `chars` characters of `text`, in one allocation of the right size.
-fn capped(text: &str, chars: usize) -> String {
+/// The first `chars` characters of `text`: inline up to 24 bytes, else in one allocation of
+/// the right size.
+fn capped(text: &str, chars: usize) -> CompactString {
     // No more bytes than the cap: no more characters either.
     if text.len() <= chars {
-        return text.to_string();
+        return CompactString::new(text);
     }
     match text.char_indices().nth(chars) {
-        Some((end, _)) => text[..end].to_string(),
-        None => text.to_string(),
+        Some((end, _)) => CompactString::new(&text[..end]),
+        None => CompactString::new(text),
     }
 }
 

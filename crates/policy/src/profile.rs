@@ -56,8 +56,8 @@ impl Rule {
 /// A complete policy: actions per kind and class, lookalike table, limits, enforcement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
-    /// The profile's name, reported in every verdict.
-    pub name: String,
+    /// The profile's name, reported in every verdict (shared with them, not copied).
+    pub name: std::sync::Arc<str>,
     /// Report decisions without enforcing them.
     pub monitor: bool,
     /// Which lookalikes are reported.
@@ -92,7 +92,7 @@ impl Profile {
             "windows-backend" => Some(Profile::windows_backend()),
             "lossy" => Some(Profile::lossy()),
             "monitor" => Some(Profile {
-                name: "monitor".to_string(),
+                name: "monitor".into(),
                 monitor: true,
                 ..Profile::strict()
             }),
@@ -145,7 +145,7 @@ impl Profile {
             rules.insert(kind, rule);
         }
         Profile {
-            name: "strict".to_string(),
+            name: "strict".into(),
             monitor: false,
             lookalikes: Table::Default,
             scan_binary: false,
@@ -161,7 +161,7 @@ impl Profile {
     /// headers (WorstFit; CVE-2024-4577).
     pub fn windows_backend() -> Profile {
         let mut p = Profile::strict();
-        p.name = "windows-backend".to_string();
+        p.name = "windows-backend".into();
         p.lookalikes = Table::BestFit;
         p.set(
             FindingKind::Lookalike,
@@ -174,7 +174,7 @@ impl Profile {
     /// a sanitized text body is byte-identical to `String::from_utf8_lossy`.
     pub fn lossy() -> Profile {
         let mut p = Profile::strict();
-        p.name = "lossy".to_string();
+        p.name = "lossy".into();
         for &kind in FindingKind::ALL {
             let action = match kind {
                 k if k.is_malformed_utf8() => Replace,
@@ -237,7 +237,7 @@ impl Profile {
                 Profile::BUILT_IN.join(", ")
             ),
         })?;
-        profile.name = raw.name;
+        profile.name = raw.name.into();
         if let Some(m) = raw.monitor {
             profile.monitor = m;
         }

@@ -1,5 +1,6 @@
 //! The transport-neutral request the policy evaluates.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 /// How the request reached utf8gate.
@@ -135,25 +136,26 @@ impl Request {
 /// A parsed media type: `type/subtype` in lowercase and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContentType {
-    /// `type/subtype`, lowercase (`"application/json"`).
-    pub essence: String,
+    /// `type/subtype`, lowercase (`"application/json"`; inline up to 24 bytes).
+    pub essence: CompactString,
     /// Parameters, names lowercase, values unquoted.
-    pub params: Vec<(String, Vec<u8>)>,
+    pub params: Vec<(CompactString, Vec<u8>)>,
 }
 
 impl ContentType {
     /// Parses a `Content-Type` value (RFC 9110 §8.3.1); lenient, never fails.
     pub fn parse(value: &[u8]) -> ContentType {
         let mut pieces = split_params(value);
-        let essence = pieces
-            .next()
-            .map(|e| String::from_utf8_lossy(trim(e)).to_ascii_lowercase())
-            .unwrap_or_default();
+        let lower = |bytes: &[u8]| {
+            let mut s = CompactString::new(String::from_utf8_lossy(trim(bytes)));
+            s.make_ascii_lowercase();
+            s
+        };
+        let essence = pieces.next().map(lower).unwrap_or_default();
         let params = pieces
             .filter_map(|p| {
                 let eq = p.iter().position(|&b| b == b'=')?;
-                let name = String::from_utf8_lossy(trim(&p[..eq])).to_ascii_lowercase();
-                Some((name, unquote(trim(&p[eq + 1..]))))
+                Some((lower(&p[..eq]), unquote(trim(&p[eq + 1..]))))
             })
             .collect();
         ContentType { essence, params }
@@ -204,24 +206,39 @@ impl ContentType {
     }
 }
 
-/// Splits on `;` outside quoted strings.
-pub(crate) fn split_params(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut pieces = Vec::new();
-    let (mut start, mut quoted, mut escaped) = (0, false, false);
-    for (i, &b) in value.iter().enumerate() {
-        match b {
-            _ if escaped => escaped = false,
-            b'\\' if quoted => escaped = true,
-            b'"' => quoted = !quoted,
-            b';' if !quoted => {
-                pieces.push(&value[start..i]);
-                start = i + 1;
+/// Splits on `;` outside quoted strings (lazily: nothing is allocated).
+pub(crate) fn split_params(value: &[u8]) -> SplitParams<'_> {
+    SplitParams { rest: Some(value) }
+}
+
+/// The pieces of [`split_params`].
+pub(crate) struct SplitParams<'a> {
+    /// What is left to split; `None` once the last piece is out.
+    rest: Option<&'a [u8]>,
+}
+
+impl<'a> Iterator for SplitParams<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let value = self.rest?;
+        // A `;` outside quotes ends a piece, so no quote is open where the next one starts.
+        let (mut quoted, mut escaped) = (false, false);
+        for (i, &b) in value.iter().enumerate() {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                b';' if !quoted => {
+                    self.rest = Some(&value[i + 1..]);
+                    return Some(&value[..i]);
+                }
+                _ => {}
             }
-            _ => {}
         }
+        self.rest = None;
+        Some(value)
     }
-    pieces.push(&value[start..]);
-    pieces.into_iter()
 }
 
 /// Trims ASCII whitespace.
@@ -320,5 +337,31 @@ mod tests {
             (&b"/a/b"[..], Some(&b"x=1?y"[..]))
         );
         assert_eq!(r.target(), b"/a/b?x=1?y");
+    }
+
+    proptest::proptest! {
+        /// The lazy split gives what splitting the whole value at once gives: a piece ends at
+        /// each `;` outside a quoted string, and a backslash escapes inside one.
+        #[test]
+        fn splits_parameters_outside_quotes(
+            value in proptest::collection::vec(proptest::sample::select(b";\"\\a=".to_vec()), 0..24),
+        ) {
+            let mut whole: Vec<&[u8]> = Vec::new();
+            let (mut start, mut quoted, mut escaped) = (0, false, false);
+            for (i, &b) in value.iter().enumerate() {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' if quoted => escaped = true,
+                    b'"' => quoted = !quoted,
+                    b';' if !quoted => {
+                        whole.push(&value[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            whole.push(&value[start..]);
+            proptest::prop_assert_eq!(split_params(&value).collect::<Vec<_>>(), whole);
+        }
     }
 }

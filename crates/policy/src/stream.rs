@@ -265,7 +265,7 @@ impl<'p> BodyScan<'p> {
         collector.add_found(&location, &mut found, false, "");
         collector.stopped_early = stopped.is_some();
         if !foreign {
-            collector.inspected("body", read as u64);
+            collector.inspected(crate::location::LocationClass::Body, read as u64);
         }
         // A scan never rewrites: a finding whose action would rewrite stands for a rewrite.
         let would_rewrite = collector.would_rewrite;

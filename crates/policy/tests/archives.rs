@@ -199,7 +199,7 @@ fn an_archive_of_no_type_or_an_octet_stream_is_read_as_a_typed_one() {
 fn findings(profile: &Profile, content_type: &str, body: &[u8]) -> Vec<(String, String)> {
     let v = evaluate_upload(profile, &upload(content_type, body)).verdict;
     let named = v.findings.iter().map(|f| {
-        let name = f.location.name.clone().unwrap_or_default();
+        let name = f.location.name.as_deref().unwrap_or_default().to_string();
         (f.kind.as_str().to_string(), name)
     });
     named.collect()

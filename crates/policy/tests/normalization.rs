@@ -34,7 +34,7 @@ fn nfc_invariants_of_every_line_hold() {
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut profile = Profile::lossy();
-    profile.name = "nfc".to_string();
+    profile.name = "nfc".into();
     profile.set(
         FindingKind::NotNfc,
         Rule {

@@ -112,7 +112,7 @@ proptest! {
             }
             if shape % 6 == 2 {
                 prop_assert!(core::str::from_utf8(&sanitized.body).is_ok());
-                if profile.name == "strict" {
+                if &*profile.name == "strict" {
                     prop_assert!(is_nfc(&sanitized.body));
                 }
             }

@@ -15,8 +15,9 @@ fn summary_of(e: Evaluation) -> String {
         let l = &f.location;
         let detail = l
             .name
-            .clone()
-            .or_else(|| l.pointer.clone())
+            .as_deref()
+            .or(l.pointer.as_deref())
+            .map(str::to_string)
             .or_else(|| l.index.map(|i| i.to_string()));
         let part = serde_json::to_value(l.part).unwrap();
         let part = part.as_str().unwrap();

@@ -32,8 +32,8 @@ pub struct AuditRecord {
     pub decision: Decision,
     /// Whether the decision was enforced (not monitor mode).
     pub enforced: bool,
-    /// The profile's name.
-    pub profile: String,
+    /// The profile's name (shared with the profile).
+    pub profile: Arc<str>,
     /// The finding kinds, comma-separated.
     pub kinds: String,
     /// How many findings.
@@ -86,7 +86,7 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
             mode = record.mode.as_str(),
             decision = record.decision.as_str(),
             enforced = record.enforced,
-            profile = record.profile.as_str(),
+            profile = &*record.profile,
             route = record.route_name(),
             kinds = record.kinds.as_str(),
             excluded = record.excluded.as_str(),
@@ -130,7 +130,7 @@ fn json_line(
         false => b",\"enforced\":false",
     });
     for (key, value) in [
-        (&b",\"profile\":"[..], record.profile.as_str()),
+        (&b",\"profile\":"[..], &*record.profile),
         (b",\"route\":", record.route_name()),
         (b",\"kinds\":", &record.kinds),
         (b",\"excluded\":", &record.excluded),
@@ -295,7 +295,7 @@ mod tests {
                 mode: Mode::Scan,
                 decision: Decision::Sanitize,
                 enforced,
-                profile,
+                profile: profile.into(),
                 kinds,
                 findings,
                 excluded,

@@ -137,16 +137,10 @@ impl Gate {
         charge: &Charge,
     ) -> Result<Passed, Problem> {
         let (evaluation, request) = evaluate(profile, usage, request, charge).await?;
-        let mut verdict = evaluation.verdict;
+        let verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
-        let kept = usage == Use::Scan || refused;
-        // A verdict that ends here gives its profile name to the record instead of a copy.
-        let profile = match kept {
-            true => verdict.profile.clone(),
-            false => std::mem::take(&mut verdict.profile),
-        };
-        let record = self.record(usage.mode(), &verdict, profile, route.cloned());
+        let record = self.record(usage.mode(), &verdict, route.cloned());
         let outcome = match usage {
             Use::Scan => Outcome::Report(verdict),
             _ if refused => Outcome::Refuse(self.refusal(usage, verdict)),
@@ -164,7 +158,7 @@ impl Gate {
     /// streaming checks.
     pub fn scanned(&self, verdict: Verdict) -> Passed {
         Passed {
-            record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
+            record: self.record(Mode::Scan, &verdict, None),
             decision: verdict.decision,
             outcome: Outcome::Report(verdict),
             request: Request::new("POST", b"/"),
@@ -183,7 +177,7 @@ impl Gate {
         let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await?;
         let verdict = evaluation.verdict;
         let passed = Passed {
-            record: self.record(Mode::Scan, &verdict, verdict.profile.clone(), None),
+            record: self.record(Mode::Scan, &verdict, None),
             decision: verdict.decision,
             outcome: Outcome::Report(verdict),
             request,
@@ -192,13 +186,7 @@ impl Gate {
     }
 
     /// Records the verdict's metrics; its audit record, naming `profile`.
-    fn record(
-        &self,
-        mode: Mode,
-        verdict: &Verdict,
-        profile: String,
-        route: Option<Arc<Route>>,
-    ) -> AuditRecord {
+    fn record(&self, mode: Mode, verdict: &Verdict, route: Option<Arc<Route>>) -> AuditRecord {
         let route_name = route.as_ref().map_or("", |r| r.name.as_str());
         self.metrics.record_verdict(mode, verdict, route_name);
         let mut excluded: Vec<&str> = (verdict.findings.iter())
@@ -212,7 +200,7 @@ impl Gate {
             mode,
             decision: verdict.decision,
             enforced: verdict.enforced,
-            profile,
+            profile: verdict.profile.clone(),
             kinds: verdict.kinds().join(","),
             findings: verdict.counts.values().sum(),
         }

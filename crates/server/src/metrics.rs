@@ -303,11 +303,11 @@ impl Metrics {
                 }
             }
         }
-        for (location, bytes) in &verdict.bytes_by_location {
+        for (location, bytes) in verdict.bytes_by_location.iter() {
             self.inner
                 .inspected_bytes
                 .with_label_values(&[location.as_str()])
-                .inc_by(*bytes);
+                .inc_by(bytes);
         }
     }
 

@@ -193,7 +193,7 @@ async fn sanitize_of_a_rejected_body_is_422() {
         "{:?}",
         kinds(&verdict)
     );
-    assert_eq!(verdict.profile, "strict");
+    assert_eq!(&*verdict.profile, "strict");
 }
 
 // New /v1/scan and /v1/sanitize tests go here.

@@ -4,11 +4,18 @@ use crate::field::{Container, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 
+/// How many fields a request has before its list of fields is allocated: a GET with a few
+/// parameters and a browser's headers fits.
+pub(crate) const INLINE_FIELDS: usize = 16;
+
+/// A list of fields, the first [`INLINE_FIELDS`] inline.
+pub(crate) type Fields<'a> = smallvec::SmallVec<[Field<'a>; INLINE_FIELDS]>;
+
 /// Fields of a request, plus findings about the request's structure.
 #[derive(Debug)]
 pub(crate) struct Decomposed<'a> {
     /// The fields, borrowing from the request where they can.
-    pub(crate) fields: Vec<Field<'a>>,
+    pub(crate) fields: Fields<'a>,
     /// Structural findings (charset, malformed body, limits), with their locations.
     pub(crate) structural: Vec<(Location, RawFinding)>,
     /// Detailed layer findings (escapes) the fields may still carry: the verdict lists no more
@@ -37,7 +44,7 @@ pub(crate) struct TypedPart {
 impl Default for Decomposed<'_> {
     fn default() -> Self {
         Decomposed {
-            fields: Vec::new(),
+            fields: Fields::new(),
             structural: Vec::new(),
             layer_room: crate::profile::Limits::default().max_findings,
             typed_parts: Vec::new(),

@@ -12,14 +12,14 @@
 
 use super::decomposed::Decomposed;
 use super::{path, percent, query};
-use crate::field::{Container, Encoding, Field};
+use crate::field::{Container, Encoding, Field, FieldBytes};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{Request, split_params, trim};
 
 /// Adds the decoded readings of the request's headers (checked, never rewritten).
-pub(crate) fn readings(request: &Request, profile: &Profile, out: &mut Decomposed) {
+pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut Decomposed<'a>) {
     let readings = &profile.readings;
     for (i, (name, value)) in request.headers.iter().enumerate() {
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
@@ -34,16 +34,16 @@ pub(crate) fn readings(request: &Request, profile: &Profile, out: &mut Decompose
     }
 }
 
-fn push(
-    out: &mut Decomposed,
+fn push<'a>(
+    out: &mut Decomposed<'a>,
     location: Location,
-    bytes: Vec<u8>,
+    bytes: FieldBytes<'a>,
     header: usize,
     findings: crate::found::Found,
 ) {
     out.fields.push(Field {
         location,
-        bytes: bytes.into(),
+        bytes,
         container: Container::Header(header),
         span: 0..0,
         encoding: Encoding::Raw,
@@ -55,7 +55,7 @@ fn push(
 
 /// `name=value; name2="value2"` pairs, each side percent-decoded (`+` kept: Express does not
 /// read it as a space, PHP does, and a space changes no check).
-fn cookies(value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed) {
+fn cookies<'a>(value: &'a [u8], header: usize, profile: &Profile, out: &mut Decomposed<'a>) {
     for (index, pair) in value.split(|&b| b == b';').enumerate() {
         if index >= profile.limits.max_parameters {
             out.structural_named(
@@ -97,7 +97,13 @@ fn cookies(value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed)
 }
 
 /// The path and query of a URL (absolute, or a path with a query).
-fn url(name: &str, value: &[u8], header: usize, profile: &Profile, out: &mut Decomposed) {
+fn url<'a>(
+    name: &str,
+    value: &'a [u8],
+    header: usize,
+    profile: &Profile,
+    out: &mut Decomposed<'a>,
+) {
     let value = trim(value);
     let rest = match scheme_end(value) {
         Some(after) if value[after..].starts_with(b"//") => {
@@ -139,7 +145,7 @@ fn url(name: &str, value: &[u8], header: usize, profile: &Profile, out: &mut Dec
         );
         for mut field in fields {
             field.location.part = Part::UrlQuery;
-            field.location.name = Some(name.to_string());
+            field.location.name = Some(name.into());
             field.check_only = true;
             out.fields.push(field);
         }
@@ -158,7 +164,7 @@ fn scheme_end(value: &[u8]) -> Option<usize> {
 }
 
 /// `key*=charset'language'percent-encoded` parameters, decoded.
-fn extended_parameters(name: &str, value: &[u8], header: usize, out: &mut Decomposed) {
+fn extended_parameters<'a>(name: &str, value: &'a [u8], header: usize, out: &mut Decomposed<'a>) {
     for piece in split_params(value) {
         let Some(eq) = piece.iter().position(|&b| b == b'=') else {
             continue;

@@ -15,7 +15,11 @@
 //! that overflows `f64`, such as `1e400`, when it builds a `Value`): RFC 8259 sets no range.
 
 use core::ops::Range;
-use std::borrow::Cow;
+
+use compact_str::CompactString;
+use smallvec::SmallVec;
+
+use crate::field::FieldBytes;
 
 pub(crate) use error::JsonError;
 use error::syntax;
@@ -36,7 +40,7 @@ pub(crate) struct JsonString<'a> {
     /// Built from the decoded key bytes (lossily converted with `String::from_utf8_lossy`),
     /// escaping `~` as `~0` and `/` as `~1`; array indexes are decimal. The document itself is
     /// `""`.
-    pub(crate) pointer: String,
+    pub(crate) pointer: CompactString,
     /// true for an object key, false for a string value.
     pub(crate) is_key: bool,
     /// Byte range of the whole token in the body, quotes included. Replacing
@@ -47,7 +51,7 @@ pub(crate) struct JsonString<'a> {
     /// `\uXXXX` escapes decode to the UTF-8 of the scalar, a valid surrogate pair to the 4-byte
     /// UTF-8 of its supplementary scalar, and a lone surrogate to U+FFFD (EF BF BD).
     /// Borrowed from the body when the literal has no escape (most strings): no copy.
-    pub(crate) value: Cow<'a, [u8]>,
+    pub(crate) value: FieldBytes<'a>,
     /// Byte offsets in `value` where a lone-surrogate escape was replaced by U+FFFD (3 bytes
     /// each), with the surrogate's value (e.g. 0xD800).
     pub(crate) lone_surrogates: Vec<(usize, u16)>,
@@ -55,6 +59,9 @@ pub(crate) struct JsonString<'a> {
     /// a syntax error).
     pub(crate) escaped_nuls: Vec<usize>,
 }
+
+/// The string tokens of a document, the first 8 inline (none allocated for a small one).
+pub(crate) type Tokens<'a> = SmallVec<[JsonString<'a>; 8]>;
 
 /// Limits for one scan.
 #[derive(Debug, Clone, Copy)]
@@ -69,14 +76,14 @@ pub(crate) struct JsonLimits {
 /// allowed; not a leading BOM: the caller strips it before calling). Returns every key and string
 /// value in document order (a key comes right before its value), so the `raw` spans are
 /// increasing and disjoint.
-pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Vec<JsonString<'_>>, JsonError> {
+pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Tokens<'_>, JsonError> {
     Scanner {
         body,
         pos: 0,
         limits,
-        stack: Vec::new(),
-        pointer: String::new(),
-        out: Vec::new(),
+        stack: SmallVec::new(),
+        pointer: CompactString::default(),
+        out: Tokens::new(),
     }
     .run()
 }
@@ -106,12 +113,13 @@ struct Scanner<'a> {
     pos: usize,
     /// Limits in force.
     limits: JsonLimits,
-    /// Open containers, innermost last.
-    stack: Vec<Frame>,
-    /// Pointer of the value being read; containers remember their prefix length in it.
-    pointer: String,
+    /// Open containers, innermost last (the first 16 inline).
+    stack: SmallVec<[Frame; 16]>,
+    /// Pointer of the value being read; containers remember their prefix length in it
+    /// (inline while it is at most 24 bytes long).
+    pointer: CompactString,
     /// Tokens found so far.
-    out: Vec<JsonString<'a>>,
+    out: Tokens<'a>,
 }
 
 impl<'a> Scanner<'a> {
@@ -128,7 +136,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Reads the whole document.
-    fn run(mut self) -> Result<Vec<JsonString<'a>>, JsonError> {
+    fn run(mut self) -> Result<Tokens<'a>, JsonError> {
         loop {
             // A value is expected here.
             self.skip_ws();
@@ -241,8 +249,7 @@ impl<'a> Scanner<'a> {
     /// Points `pointer` at element `index` of the array whose own pointer has `prefix_len` bytes.
     fn set_index(&mut self, prefix_len: usize, index: usize) {
         self.pointer.truncate(prefix_len);
-        self.pointer.push('/');
-        pointer::push_decimal(&mut self.pointer, index);
+        pointer::push_index(&mut self.pointer, index);
     }
 
     /// Reads an object member's key (whitespace before it already skipped) and the `:` after
@@ -255,14 +262,7 @@ impl<'a> Scanner<'a> {
         if let Some(Frame::Object { prefix_len }) = self.stack.last() {
             self.pointer.truncate(*prefix_len);
         }
-        self.pointer.push('/');
-        for c in String::from_utf8_lossy(&decoded.value).chars() {
-            match c {
-                '~' => self.pointer.push_str("~0"),
-                '/' => self.pointer.push_str("~1"),
-                _ => self.pointer.push(c),
-            }
-        }
+        pointer::push_key(&mut self.pointer, &String::from_utf8_lossy(&decoded.value));
         let pointer = capped(&self.pointer);
         self.push(decoded, pointer, true);
         self.skip_ws();
@@ -274,7 +274,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Records a token.
-    fn push(&mut self, decoded: Decoded<'a>, pointer: String, is_key: bool) {
+    fn push(&mut self, decoded: Decoded<'a>, pointer: CompactString, is_key: bool) {
         self.out.push(JsonString {
             pointer,
             is_key,
@@ -299,7 +299,7 @@ impl<'a> Scanner<'a> {
         let run = plain_run(rest);
         let mut decoded = Decoded {
             raw: start..start,
-            value: Cow::Borrowed(rest.get(..run).unwrap_or_default()),
+            value: FieldBytes::Borrowed(rest.get(..run).unwrap_or_default()),
             lone_surrogates: Vec::new(),
             escaped_nuls: Vec::new(),
         };
@@ -308,9 +308,9 @@ impl<'a> Scanner<'a> {
             // An escape: the value is decoded into a buffer, as long as the literal's rest
             // (decoding never lengthens a string), so that it never grows.
             let mut value =
-                Vec::with_capacity(run + literal_len(body.get(pos..).unwrap_or_default()));
+                FieldBytes::with_capacity(run + literal_len(body.get(pos..).unwrap_or_default()));
             value.extend_from_slice(&decoded.value);
-            decoded.value = Cow::Owned(value);
+            decoded.value = value;
         }
         loop {
             match body.get(pos) {
@@ -321,7 +321,7 @@ impl<'a> Scanner<'a> {
             }
             let rest = body.get(pos..).unwrap_or_default();
             let run = plain_run(rest);
-            (decoded.value.to_mut()).extend_from_slice(rest.get(..run).unwrap_or_default());
+            (decoded.value).extend_from_slice(rest.get(..run).unwrap_or_default());
             pos += run;
         }
         self.pos = pos + 1;

@@ -54,11 +54,14 @@ pub(crate) fn second_reading(value: &[u8]) -> Option<(usize, String)> {
             "not a type/subtype of tokens: backends read it as another type or none".to_string(),
         ));
     }
-    let lower = essence.to_ascii_lowercase();
+    let starts =
+        |t: &str| essence.len() > t.len() && essence[..t.len()].eq_ignore_ascii_case(t.as_bytes());
+    let json_suffix =
+        essence.len() >= 5 && essence[essence.len() - 5..].eq_ignore_ascii_case(b"+json");
     if let Some(read) = PREFIX_READ
         .iter()
-        .find(|t| lower.starts_with(t.as_bytes()) && lower.len() > t.len())
-        .filter(|t| !(**t == "application/json" && lower.ends_with(b"+json")))
+        .find(|t| starts(t))
+        .filter(|t| !(**t == "application/json" && json_suffix))
     {
         return Some((
             lead,
@@ -138,23 +141,24 @@ pub(crate) fn quoted_string_end(raw: &[u8]) -> Option<usize> {
 /// The offset of a `charset=` that is not the name of a parameter: inside a quoted value, or
 /// a second one a charset-searching backend could find.
 fn hidden_charset(value: &[u8]) -> Option<usize> {
-    let lower = value.to_ascii_lowercase();
     let named = split_params(value)
         .filter(|piece| {
             let name = piece.split(|&b| b == b'=').next().unwrap_or_default();
             piece.contains(&b'=') && name.trim_ascii().eq_ignore_ascii_case(b"charset")
         })
         .count();
-    let found: Vec<usize> = memchr::memmem::find_iter(&lower, b"charset")
-        .filter(|&at| {
-            let rest = lower[at + 7..].trim_ascii_start();
-            rest.first() == Some(&b'=')
-        })
-        .collect();
-    match found.len() {
-        n if n > named => found.last().copied(),
-        _ => None,
+    // Every `charset` (any case) followed by `=`: how many, and the last.
+    let (mut found, mut last) = (0, None);
+    for at in memchr::memchr2_iter(b'c', b'C', value) {
+        let word = value
+            .get(at..at + 7)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"charset"));
+        if word && value[at + 7..].trim_ascii_start().first() == Some(&b'=') {
+            found += 1;
+            last = Some(at);
+        }
     }
+    (found > named).then_some(last).flatten()
 }
 
 /// The bytes of `value` outside quoted strings, with their offsets.

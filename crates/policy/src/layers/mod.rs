@@ -121,7 +121,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     path::backend_readings(&path, profile.readings.path_backend, &mut out);
     out.fields.push(Field {
         location: Location::part(Part::Path),
-        bytes: path.into(),
+        bytes: path,
         container: Container::Path,
         span: 0..request.path.len(),
         encoding: Encoding::PathPercent,
@@ -131,15 +131,15 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     });
 
     if let Some(query) = &request.query {
-        let (fields, cut) = query::fields(
+        let cut = query::fields_into(
             query,
             Container::Query,
             0,
             false,
             limits.max_parameters,
             &mut out.layer_room,
+            &mut out.fields,
         );
-        out.fields.extend(fields);
         if cut {
             out.structural(
                 Part::QueryKey,

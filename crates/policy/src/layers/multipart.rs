@@ -255,7 +255,7 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
         "content-type" => {
             let ct = ContentType::parse(&body[value]);
             part.charset = ct.charset();
-            part.content_type = Some(ct.essence);
+            part.content_type = Some(ct.essence.into_string());
         }
         "content-transfer-encoding" => {
             part.transfer_encoding =
@@ -277,7 +277,7 @@ pub(crate) fn agreed_value(
         (Some(p), Some(e)) => {
             let plain = unquote_inner(&body[p]);
             let (ext, _) = percent::decode(&body[e], false, &mut 0);
-            (plain == ext).then_some(Some(plain))
+            (plain[..] == ext[..]).then_some(Some(plain))
         }
         (Some(p), None) => Some(Some(unquote_inner(&body[p]))),
         (None, Some(_)) => None,

@@ -105,7 +105,7 @@ pub(crate) fn multipart_body<'a>(
                 continue;
             }
             let mut loc = location(Part::MultipartHeader);
-            loc.name = Some(header.clone());
+            loc.name = Some(header.as_str().into());
             out.fields.push(Field::raw(
                 loc,
                 &body[r.clone()],
@@ -243,11 +243,11 @@ pub fn read_multipart(
 }
 
 /// The `name`, `filename`, `name*` and `filename*` parameters as fields.
-fn parameter_fields(
-    body: &[u8],
+fn parameter_fields<'a>(
+    body: &'a [u8],
     part: &multipart::Part,
     location: &dyn Fn(Part) -> Location,
-    out: &mut Decomposed,
+    out: &mut Decomposed<'a>,
 ) {
     if let Some(r) = part.name.clone() {
         out.fields
@@ -266,7 +266,7 @@ fn parameter_fields(
                 percent::decode(&body[r.clone()], false, &mut out.layer_room);
             out.fields.push(Field {
                 location: location(p),
-                bytes: bytes.into(),
+                bytes,
                 container: Container::Body,
                 span: r,
                 encoding: Encoding::ExtValue,

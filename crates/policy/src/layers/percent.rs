@@ -1,6 +1,7 @@
 //! Percent-decoding, exactly once, on raw bytes, with findings for what a careless decoder does
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
+use crate::field::FieldBytes;
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::found::{Found, Report};
 use crate::percent_lax::{escape_at, iis_escape_at};
@@ -17,7 +18,11 @@ pub(crate) fn split_ext_value(ext: &[u8]) -> Option<(&[u8], usize)> {
 /// valid escape stays as it is, as in every mainstream decoder; the returned findings use
 /// offsets in the decoded bytes, which keep those characters. At most `room` of them are
 /// detailed (the request's room for layer findings, which this takes from), the rest counted.
-pub(crate) fn decode(raw: &[u8], plus_is_space: bool, room: &mut usize) -> (Vec<u8>, Found) {
+pub(crate) fn decode<'r>(
+    raw: &'r [u8],
+    plus_is_space: bool,
+    room: &mut usize,
+) -> (FieldBytes<'r>, Found) {
     // Most components have no escape and no `+`: they decode to themselves, with no finding
     // (every finding below starts at a `%`).
     let plain = match plus_is_space {
@@ -25,26 +30,48 @@ pub(crate) fn decode(raw: &[u8], plus_is_space: bool, room: &mut usize) -> (Vec<
         false => memchr::memchr(b'%', raw).is_none(),
     };
     if plain {
-        return (raw.to_vec(), Found::none());
+        return (FieldBytes::Borrowed(raw), Found::none());
     }
     let mut findings = Found::new(*room, crate::found::KindSet::default());
-    let decoded = decode_escapes(raw, plus_is_space, &mut findings);
+    let decoded = decode_escapes(raw, plus_is_space, None, &mut findings);
+    // A `%` after decoding may be the start of an escape that only a second pass decodes:
+    // which bytes came from escapes is worked out then (most components have no such `%`).
+    if memchr::memchr(b'%', &decoded).is_some() {
+        let mut from_escape = Vec::with_capacity(decoded.len());
+        decode_escapes(
+            raw,
+            plus_is_space,
+            Some(&mut from_escape),
+            &mut Found::none(),
+        );
+        double_encoding(&decoded, &from_escape, &mut findings);
+    }
     *room -= findings.detailed.len();
     (decoded, findings)
 }
 
-/// [`decode`] without the shortcut for components with nothing to decode.
-fn decode_escapes(raw: &[u8], plus_is_space: bool, findings: &mut Found) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    // Which decoded bytes came from an escape rather than verbatim from `raw`.
-    let mut from_escape = Vec::with_capacity(raw.len());
+/// [`decode`] without the shortcut for components with nothing to decode, and without the
+/// search for double encoding; which decoded bytes came from an escape rather than verbatim
+/// from `raw` is pushed on `from_escape` when it is given.
+fn decode_escapes(
+    raw: &[u8],
+    plus_is_space: bool,
+    mut from_escape: Option<&mut Vec<bool>>,
+    findings: &mut Found,
+) -> FieldBytes<'static> {
+    let mut out = FieldBytes::with_capacity(raw.len());
+    let mut origin = |escaped: bool, n: usize| {
+        if let Some(v) = from_escape.as_deref_mut() {
+            v.extend(core::iter::repeat_n(escaped, n));
+        }
+    };
     let mut i = 0;
     while i < raw.len() {
         let b = raw[i];
         if b == b'%' {
             if let Some(v) = escape_at(raw, i) {
                 out.push(v);
-                from_escape.push(true);
+                origin(true, 1);
                 i += 3;
                 continue;
             }
@@ -68,7 +95,7 @@ fn decode_escapes(raw: &[u8], plus_is_space: bool, findings: &mut Found) -> Vec<
                     )
                 });
                 out.extend_from_slice(&raw[i..i + 6]);
-                from_escape.extend_from_slice(&[false; 6]);
+                origin(false, 6);
                 i += 6;
                 continue;
             }
@@ -87,15 +114,14 @@ fn decode_escapes(raw: &[u8], plus_is_space: bool, findings: &mut Found) -> Vec<
                 f
             });
             out.push(b'%');
-            from_escape.push(false);
+            origin(false, 1);
             i += 1;
             continue;
         }
         out.push(if plus_is_space && b == b'+' { b' ' } else { b });
-        from_escape.push(false);
+        origin(false, 1);
         i += 1;
     }
-    double_encoding(&out, &from_escape, findings);
     out
 }
 
@@ -198,7 +224,8 @@ mod tests {
     use super::*;
 
     fn decode(raw: &[u8], plus_is_space: bool) -> (Vec<u8>, Found) {
-        super::decode(raw, plus_is_space, &mut usize::MAX.clone())
+        let (decoded, found) = super::decode(raw, plus_is_space, &mut usize::MAX.clone());
+        (decoded.into_owned(), found)
     }
 
     fn kinds(raw: &[u8]) -> Vec<(FindingKind, usize)> {
@@ -248,17 +275,22 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The shortcut for components without `%` (and `+` where it is a space) gives what
-        /// decoding them gives.
+        /// The shortcuts (for components without `%`, and `+` where it is a space; the
+        /// search for double encoding only where a `%` is left) give what decoding them in
+        /// full and searching every decoded `%` gives.
         #[test]
         fn the_shortcut_decodes_as_the_decoder_does(
-            raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            raw in proptest::collection::vec(
+                proptest::sample::select(b"%+25aFu0Gx\xc0".to_vec()), 0..64),
             plus_is_space in proptest::prelude::any::<bool>(),
         ) {
             let mut escapes = Found::new(usize::MAX, crate::found::KindSet::default());
-            let decoded = decode_escapes(&raw, plus_is_space, &mut escapes);
+            let mut from_escape = Vec::new();
+            let decoded = decode_escapes(&raw, plus_is_space, Some(&mut from_escape), &mut escapes);
+            proptest::prop_assert_eq!(from_escape.len(), decoded.len());
+            double_encoding(&decoded, &from_escape, &mut escapes);
             let (shortcut, found) = decode(&raw, plus_is_space);
-            proptest::prop_assert_eq!(shortcut, decoded);
+            proptest::prop_assert_eq!(&shortcut[..], &decoded[..]);
             proptest::prop_assert_eq!(found.detailed, escapes.detailed);
         }
     }

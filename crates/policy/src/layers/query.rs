@@ -3,26 +3,41 @@
 
 use core::ops::Range;
 
+use super::decomposed::Fields;
 use super::percent;
 use crate::field::{Container, Encoding, Field};
 use crate::location::{Location, Part};
 
 /// Splits `raw` (which sits at `base` in `container`) into key and value fields. Returns the
 /// fields and whether the parameter limit cut the list.
-pub(crate) fn fields(
-    raw: &[u8],
+pub(crate) fn fields<'r>(
+    raw: &'r [u8],
     container: Container,
     base: usize,
     form: bool,
     max_parameters: usize,
     room: &mut usize,
-) -> (Vec<Field<'static>>, bool) {
+) -> (Fields<'r>, bool) {
+    let mut out = Fields::new();
+    let cut = fields_into(raw, container, base, form, max_parameters, room, &mut out);
+    (out, cut)
+}
+
+/// [`fields`] pushed on `out`; returns whether the parameter limit cut the list.
+pub(crate) fn fields_into<'r>(
+    raw: &'r [u8],
+    container: Container,
+    base: usize,
+    form: bool,
+    max_parameters: usize,
+    room: &mut usize,
+    out: &mut Fields<'r>,
+) -> bool {
     let (key_part, value_part) = if form {
         (Part::FormKey, Part::FormValue)
     } else {
         (Part::QueryKey, Part::QueryValue)
     };
-    let mut out = Vec::new();
     let mut start = 0;
     let mut count = 0;
     for piece in raw.split(|&b| b == b'&') {
@@ -33,7 +48,7 @@ pub(crate) fn fields(
         }
         count += 1;
         if count > max_parameters {
-            return (out, true);
+            return true;
         }
         let (key_range, value_range): (Range<usize>, Option<Range<usize>>) =
             match piece.iter().position(|&b| b == b'=') {
@@ -47,7 +62,7 @@ pub(crate) fn fields(
         let index = count - 1;
         out.push(Field {
             location: Location::part(key_part).with_name(&key).with_index(index),
-            bytes: key.clone().into(),
+            bytes: key.clone(),
             container,
             span: base + key_range.start..base + key_range.end,
             encoding: Encoding::FormPercent,
@@ -59,7 +74,7 @@ pub(crate) fn fields(
             let (value, findings) = percent::decode(&raw[value_range.clone()], true, room);
             out.push(Field {
                 location: Location::part(value_part).with_name(&key).with_index(index),
-                bytes: value.into(),
+                bytes: value,
                 container,
                 span: base + value_range.start..base + value_range.end,
                 encoding: Encoding::FormPercent,
@@ -69,7 +84,7 @@ pub(crate) fn fields(
             });
         }
     }
-    (out, false)
+    false
 }
 
 #[cfg(test)]

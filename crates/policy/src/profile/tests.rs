@@ -47,7 +47,7 @@ fn loads_toml_and_reports_errors_with_lines() {
         "mine.toml",
     )
     .unwrap();
-    assert_eq!(p.name, "mine");
+    assert_eq!(&*p.name, "mine");
     assert_eq!(p.limits.max_findings, 5);
     assert_eq!(p.limits.max_json_depth, 64);
     assert_eq!(p.action(FindingKind::NotNfc, Part::QueryValue), Normalize);

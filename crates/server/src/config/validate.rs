@@ -140,7 +140,7 @@ pub(super) fn validate(
         })?;
         let mut p = Profile::from_toml(&text, file.get_ref()).map_err(from_profile)?;
         caps.apply(&mut p, Some(&text));
-        profiles.insert(p.name.clone(), p);
+        profiles.insert(p.name.to_string(), p);
     }
     let profile = policy.profile.get_ref().clone();
     if !profiles.contains_key(&profile) {

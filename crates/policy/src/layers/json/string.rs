@@ -3,7 +3,8 @@
 
 use core::fmt::Write as _;
 use core::ops::Range;
-use std::borrow::Cow;
+
+use crate::field::FieldBytes;
 
 use super::error::{JsonError, syntax};
 
@@ -59,7 +60,7 @@ pub(super) struct Decoded<'a> {
     /// Span of the literal, quotes included.
     pub(super) raw: Range<usize>,
     /// Decoded bytes: borrowed from the body when the literal has no escape.
-    pub(super) value: Cow<'a, [u8]>,
+    pub(super) value: FieldBytes<'a>,
     /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit.
     pub(super) lone_surrogates: Vec<(usize, u16)>,
     /// Offsets in `value` of NULs from `\u0000`.
@@ -73,16 +74,17 @@ impl Decoded<'_> {
         match char::from_u32(scalar) {
             Some(c) => {
                 let mut buf = [0u8; 4];
-                (self.value.to_mut()).extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                self.value
+                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             }
-            None => self.value.to_mut().extend_from_slice(&REPLACEMENT),
+            None => self.value.extend_from_slice(&REPLACEMENT),
         }
     }
 
     /// Appends U+FFFD for a lone surrogate and records it.
     pub(super) fn push_lone(&mut self, unit: u16) {
         self.lone_surrogates.push((self.value.len(), unit));
-        self.value.to_mut().extend_from_slice(&REPLACEMENT);
+        self.value.extend_from_slice(&REPLACEMENT);
     }
 
     /// Decodes the escape whose backslash is at `at`; returns the offset just past it. A high
@@ -127,7 +129,7 @@ impl Decoded<'_> {
             }
             _ => return Err(syntax(at, "invalid escape")),
         };
-        self.value.to_mut().push(simple);
+        self.value.push(simple);
         Ok(at + 2)
     }
 }

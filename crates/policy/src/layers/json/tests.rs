@@ -13,10 +13,10 @@ mod syntax;
 use oracle::*;
 
 /// Shorthand for a syntax error.
-pub(super) fn err(
+pub(super) fn err<'a>(
     offset: usize,
     message: &'static str,
-) -> Result<Vec<JsonString<'static>>, JsonError> {
+) -> Result<super::Tokens<'a>, JsonError> {
     Err(JsonError::Syntax { offset, message })
 }
 
@@ -117,7 +117,7 @@ proptest! {
         let same = rewrite(&pretty, &tokens, |t| {
             encode_string(core::str::from_utf8(&t.value).unwrap())
         });
-        prop_assert_eq!(same, pretty);
+        prop_assert_eq!(&same, &pretty);
     }
 }
 

@@ -2,7 +2,7 @@
 //! look like one, as a second reading), `&`-separated pairs percent-decoded with `+` as a
 //! space, and the `_charset_` field that names the charset the fields are read in.
 
-use super::super::decomposed::Decomposed;
+use super::super::decomposed::{Decomposed, Fields};
 use super::super::reading::BodyReading;
 use super::super::{parts, query};
 use crate::field::{Container, Field};
@@ -49,7 +49,7 @@ fn sniffed<'a>(body: &'a [u8], ct: &ContentType, profile: &Profile, out: &mut De
 }
 
 /// The pairs of a form body, within `max_parameters` (and whether it cut them).
-fn pairs(body: &[u8], profile: &Profile, out: &mut Decomposed) -> (Vec<Field<'static>>, bool) {
+fn pairs<'b>(body: &'b [u8], profile: &Profile, out: &mut Decomposed) -> (Fields<'b>, bool) {
     let max = profile.limits.max_parameters;
     query::fields(body, Container::Body, 0, true, max, &mut out.layer_room)
 }

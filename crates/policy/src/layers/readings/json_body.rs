@@ -74,10 +74,10 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
 /// repeated in one object (same pointer: same parent, same decoded key) is
 /// `ambiguous_json_key` (the first one only); pointers cut at [`json::MAX_POINTER_BYTES`]
 /// are not compared.
-fn json_fields<'a>(strings: Vec<json::JsonString<'a>>, start: usize, out: &mut Decomposed<'a>) {
+fn json_fields<'a>(strings: json::Tokens<'a>, start: usize, out: &mut Decomposed<'a>) {
     use core::hash::BuildHasher;
     let hasher = std::collections::hash_map::RandomState::new();
-    let mut keys = std::collections::HashSet::new();
+    let mut keys = SeenKeys::default();
     let mut repeated = false;
     for s in strings {
         // One finding refuses the document: the next duplicates are not reported (their cost
@@ -116,6 +116,33 @@ fn json_fields<'a>(strings: Vec<json::JsonString<'a>>, start: usize, out: &mut D
             layer_findings,
             check_only: false,
         });
+    }
+}
+
+/// Hashes of the keys seen: the first [`FEW_KEYS`] in a list searched in order, the rest in a
+/// hash set (a small document's keys allocate nothing; a large one's cost stays linear).
+#[derive(Default)]
+struct SeenKeys {
+    few: smallvec::SmallVec<[u64; FEW_KEYS]>,
+    many: std::collections::HashSet<u64>,
+}
+
+/// Keys kept in [`SeenKeys`]'s list.
+const FEW_KEYS: usize = 32;
+
+impl SeenKeys {
+    /// Adds `hash`; `false` if it was there already.
+    fn insert(&mut self, hash: u64) -> bool {
+        if self.few.contains(&hash) {
+            return false;
+        }
+        match self.few.len() < FEW_KEYS {
+            true => {
+                self.few.push(hash);
+                true
+            }
+            false => self.many.insert(hash),
+        }
     }
 }
 

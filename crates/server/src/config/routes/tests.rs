@@ -117,7 +117,7 @@ fn routes_build_their_profiles() {
     let default = routes.default_route();
     assert!(!default.profile.monitor && default.profile.exclusions.is_empty());
     assert!(default.profile.identities.is_empty());
-    assert_eq!(default.profile.name, "strict");
+    assert_eq!(&*default.profile.name, "strict");
     let target = Target {
         host: None,
         authority: None,

@@ -19,7 +19,7 @@ pub(super) type Triple = (String, bool, Vec<u8>);
 pub(super) fn triples(tokens: &[JsonString]) -> Vec<Triple> {
     tokens
         .iter()
-        .map(|t| (t.pointer.clone(), t.is_key, t.value.to_vec()))
+        .map(|t| (t.pointer.to_string(), t.is_key, t.value.to_vec()))
         .collect()
 }
 

@@ -43,7 +43,7 @@ pub(super) fn decoded<'a>(
     };
     let field = Field {
         location,
-        bytes,
+        bytes: bytes.into(),
         container: Container::Body,
         span,
         encoding: if attribute {

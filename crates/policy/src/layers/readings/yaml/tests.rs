@@ -18,7 +18,12 @@ fn read_with(body: &[u8], profile: &Profile) -> Read {
         .fields
         .iter()
         .map(|f| {
-            let pointer = f.location.pointer.clone().unwrap_or_default();
+            let pointer = f
+                .location
+                .pointer
+                .as_deref()
+                .unwrap_or_default()
+                .to_string();
             (f.location.part, pointer, f.bytes.to_vec())
         })
         .collect();

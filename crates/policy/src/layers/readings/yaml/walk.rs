@@ -164,7 +164,7 @@ pub(super) fn walk<'t>(
     }
     let fields = walk.scalars_read.into_iter().map(|s| Field {
         location: Location::part(s.part).with_pointer(&s.pointer),
-        bytes: s.bytes,
+        bytes: s.bytes.into(),
         container: Container::Body,
         span: s.span,
         encoding: Encoding::Raw,
