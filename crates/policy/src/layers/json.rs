@@ -31,6 +31,7 @@ use string::{Decoded, literal_len, plain_run};
 mod error;
 mod pointer;
 mod string;
+mod words;
 
 /// One JSON string token (an object key or a string value).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@ use core::ops::Range;
 use crate::field::FieldBytes;
 
 use super::error::{JsonError, syntax};
+use super::words;
 
 /// Encodes `value` as a JSON string literal with quotes, escaping only what RFC 8259 requires
 /// (`"`, `\`, and controls U+0000 to U+001F as `\n` `\r` `\t` `\b` `\f` or `\u00xx`); everything
@@ -135,23 +136,24 @@ impl Decoded<'_> {
 }
 
 /// The length of the leading run of `bytes` that a string copies as is: up to the first quote,
-/// backslash or control byte. The quote or backslash is found with `memchr2`; the run before it
-/// is then tested for control bytes 64 bytes at a time with a minimum (a loop LLVM vectorizes),
-/// so long strings of text cost little more than a copy.
+/// backslash or control byte. The first [`SHORT`] bytes are read a word at a time (escape-dense
+/// text ends runs every few bytes); past them, the quote or backslash is found with `memchr2`
+/// and the run before it tested for control bytes 64 bytes at a time with a minimum (a loop
+/// LLVM vectorizes), so long strings of text cost little more than a copy.
 pub(super) fn plain_run(bytes: &[u8]) -> usize {
     const BLOCK: usize = 64;
-    // Short runs (escape-dense text) are found byte by byte: `memchr2` costs more to set up.
-    const SHORT: usize = 16;
-    for (i, &b) in bytes.iter().take(SHORT).enumerate() {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            return i;
-        }
+    let start = match words::first_special(bytes, SHORT) {
+        Ok(at) => return at,
+        Err(at) => at,
+    };
+    let rest = &bytes[start..];
+    if start < SHORT || rest.len() < 8 {
+        // Fewer than 8 bytes left: byte by byte.
+        let special = |&b: &u8| b == b'"' || b == b'\\' || b < 0x20;
+        return start + rest.iter().position(special).unwrap_or(rest.len());
     }
-    if bytes.len() <= SHORT {
-        return bytes.len();
-    }
-    let end = memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len());
-    let head = &bytes[..end];
+    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+    let head = &rest[..end];
     let mut at = 0;
     for block in head.chunks_exact(BLOCK) {
         if block.iter().fold(u8::MAX, |m, &b| m.min(b)) < 0x20 {
@@ -159,21 +161,70 @@ pub(super) fn plain_run(bytes: &[u8]) -> usize {
         }
         at += BLOCK;
     }
-    at + head[at..]
-        .iter()
-        .position(|&b| b < 0x20)
-        .unwrap_or(head.len() - at)
+    start
+        + at
+        + head[at..]
+            .iter()
+            .position(|&b| b < 0x20)
+            .unwrap_or(head.len() - at)
 }
+
+/// Bytes of a string read a word at a time before `memchr2` takes over.
+const SHORT: usize = 64;
 
 /// The length of a string literal's rest that starts at `bytes`: up to its closing quote (the
 /// first one no backslash escapes), or all of `bytes` when there is none.
 pub(super) fn literal_len(bytes: &[u8]) -> usize {
     let mut at = 0;
-    while let Some(i) = memchr::memchr2(b'"', b'\\', &bytes[at.min(bytes.len())..]) {
-        if bytes[at + i] == b'"' {
-            return at + i;
+    loop {
+        let rest = &bytes[at.min(bytes.len())..];
+        let found = match words::first_quote_or_backslash(rest, SHORT) {
+            Ok(i) => Some(i),
+            Err(read) if read < SHORT || rest.len() - read < 8 => {
+                let tail = &rest[read..];
+                (tail.iter().position(|&b| b == b'"' || b == b'\\')).map(|i| read + i)
+            }
+            Err(read) => memchr::memchr2(b'"', b'\\', &rest[read..]).map(|i| read + i),
+        };
+        match found {
+            Some(i) if rest[i] == b'"' => return at + i,
+            Some(i) => at += i + 2,
+            None => return bytes.len(),
         }
-        at += i + 2;
     }
-    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The run and the literal's length are what a byte-by-byte reading finds, for
+        /// escape-dense and long strings alike (the words, their tail, and `memchr2` past
+        /// [`super::SHORT`]).
+        #[test]
+        fn runs_and_literals_are_found_as_byte_by_byte(
+            bytes in prop::collection::vec(
+                prop_oneof![
+                    40 => prop::sample::select(b"ab \xc3\xa9".to_vec()),
+                    1 => prop::sample::select(b"\"\\\x00\x1f".to_vec()),
+                ],
+                0..300,
+            ),
+        ) {
+            let special = |&b: &u8| b == b'"' || b == b'\\' || b < 0x20;
+            let run = bytes.iter().position(special).unwrap_or(bytes.len());
+            prop_assert_eq!(super::plain_run(&bytes), run);
+            let mut at = 0;
+            let literal = loop {
+                match bytes.get(at) {
+                    None => break bytes.len(),
+                    Some(b'"') => break at,
+                    Some(b'\\') => at += 2,
+                    Some(_) => at += 1,
+                }
+            };
+            prop_assert_eq!(super::literal_len(&bytes), literal.min(bytes.len()));
+        }
+    }
 }
