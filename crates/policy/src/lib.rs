@@ -58,7 +58,7 @@ pub use profile::{
     ArchiveContentsReading, CharsetReading, CodingReading, Limits, PartEncodingReading,
     PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading, YamlAliasReading,
 };
-pub use request::{BodyState, ContentType, Mode, Request};
+pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
 pub use verdict::{BytesByLocation, Decision, Verdict};

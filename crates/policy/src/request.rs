@@ -207,38 +207,34 @@ impl ContentType {
 }
 
 /// Splits on `;` outside quoted strings (lazily: nothing is allocated).
-pub(crate) fn split_params(value: &[u8]) -> SplitParams<'_> {
-    SplitParams { rest: Some(value) }
+pub(crate) fn split_params(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    split_outside_quotes(value, b';')
 }
 
-/// The pieces of [`split_params`].
-pub(crate) struct SplitParams<'a> {
-    /// What is left to split; `None` once the last piece is out.
-    rest: Option<&'a [u8]>,
-}
-
-impl<'a> Iterator for SplitParams<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let value = self.rest?;
-        // A `;` outside quotes ends a piece, so no quote is open where the next one starts.
+/// The pieces of `bytes` between `separator`s outside RFC 9110 quoted strings (backslash
+/// escapes inside them honoured), lazily: nothing is allocated. A header value's list elements
+/// (`,`) and parameters (`;`).
+pub fn split_outside_quotes(bytes: &[u8], separator: u8) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(bytes);
+    core::iter::from_fn(move || {
+        let bytes = rest?;
+        // A separator outside quotes ends a piece, so no quote is open where the next starts.
         let (mut quoted, mut escaped) = (false, false);
-        for (i, &b) in value.iter().enumerate() {
+        for (i, &b) in bytes.iter().enumerate() {
             match b {
                 _ if escaped => escaped = false,
                 b'\\' if quoted => escaped = true,
                 b'"' => quoted = !quoted,
-                b';' if !quoted => {
-                    self.rest = Some(&value[i + 1..]);
-                    return Some(&value[..i]);
+                _ if b == separator && !quoted => {
+                    rest = Some(&bytes[i + 1..]);
+                    return Some(&bytes[..i]);
                 }
                 _ => {}
             }
         }
-        self.rest = None;
-        Some(value)
-    }
+        rest = None;
+        Some(bytes)
+    })
 }
 
 /// Trims ASCII whitespace.
@@ -346,21 +342,28 @@ mod tests {
         fn splits_parameters_outside_quotes(
             value in proptest::collection::vec(proptest::sample::select(b";\"\\a=".to_vec()), 0..24),
         ) {
-            let mut whole: Vec<&[u8]> = Vec::new();
-            let (mut start, mut quoted, mut escaped) = (0, false, false);
-            for (i, &b) in value.iter().enumerate() {
-                match b {
-                    _ if escaped => escaped = false,
-                    b'\\' if quoted => escaped = true,
-                    b'"' => quoted = !quoted,
-                    b';' if !quoted => {
-                        whole.push(&value[start..i]);
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            whole.push(&value[start..]);
+            // Which bytes are inside a quoted string (a quote opens and closes one, a
+            // backslash inside one hides the next byte), then std's split at the others' `;`.
+            let inside: Vec<bool> = value
+                .iter()
+                .scan((false, false), |(quoted, escaped), &b| {
+                    let hidden = *quoted || b == b'"';
+                    (*quoted, *escaped) = match (*quoted, *escaped, b) {
+                        (true, true, _) => (true, false),
+                        (true, false, b'\\') => (true, true),
+                        (q, _, b'"') => (!q, false),
+                        (q, _, _) => (q, false),
+                    };
+                    Some(hidden)
+                })
+                .collect();
+            let mut at = 0;
+            let whole: Vec<&[u8]> = value
+                .split(|&b| {
+                    at += 1;
+                    b == b';' && !inside[at - 1]
+                })
+                .collect();
             proptest::prop_assert_eq!(split_params(&value).collect::<Vec<_>>(), whole);
         }
     }

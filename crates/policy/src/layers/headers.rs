@@ -10,7 +10,7 @@
 //!   configured names), which some frameworks take as the request path: path and query rules.
 //! * RFC 8187 extended parameters in any header (`title*=UTF-8''%E2%80%AE`): decoded.
 
-use super::decomposed::Decomposed;
+use super::decomposed::{Decomposed, Fields};
 use super::{path, percent, query};
 use crate::field::{Container, Encoding, Field, FieldBytes};
 use crate::finding::FindingKind;
@@ -135,13 +135,15 @@ fn url<'a>(
         push(out, location(), path_bytes, header, findings);
     }
     if let Some(raw_query) = raw_query {
-        let (fields, _) = query::fields(
+        let mut fields = Fields::new();
+        query::fields(
             raw_query,
             Container::Header(header),
             0,
             false,
             profile.limits.max_parameters,
             &mut out.layer_room,
+            &mut fields,
         );
         for mut field in fields {
             field.location.part = Part::UrlQuery;

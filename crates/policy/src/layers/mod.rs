@@ -131,7 +131,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
     });
 
     if let Some(query) = &request.query {
-        let cut = query::fields_into(
+        let cut = query::fields(
             query,
             Container::Query,
             0,

@@ -8,23 +8,9 @@ use super::percent;
 use crate::field::{Container, Encoding, Field};
 use crate::location::{Location, Part};
 
-/// Splits `raw` (which sits at `base` in `container`) into key and value fields. Returns the
-/// fields and whether the parameter limit cut the list.
+/// Splits `raw` (which sits at `base` in `container`) into key and value fields, pushed on
+/// `out`. Returns whether the parameter limit cut the list.
 pub(crate) fn fields<'r>(
-    raw: &'r [u8],
-    container: Container,
-    base: usize,
-    form: bool,
-    max_parameters: usize,
-    room: &mut usize,
-) -> (Fields<'r>, bool) {
-    let mut out = Fields::new();
-    let cut = fields_into(raw, container, base, form, max_parameters, room, &mut out);
-    (out, cut)
-}
-
-/// [`fields`] pushed on `out`; returns whether the parameter limit cut the list.
-pub(crate) fn fields_into<'r>(
     raw: &'r [u8],
     container: Container,
     base: usize,
@@ -93,14 +79,9 @@ mod tests {
 
     #[test]
     fn splits_and_decodes() {
-        let (fields, cut) = fields(
-            b"a=1&b%20c=x+y&&flag&e=",
-            Container::Query,
-            0,
-            false,
-            10,
-            &mut 100,
-        );
+        let mut fields = Fields::new();
+        let raw = b"a=1&b%20c=x+y&&flag&e=";
+        let cut = super::fields(raw, Container::Query, 0, false, 10, &mut 100, &mut fields);
         assert!(!cut);
         let got: Vec<_> = fields
             .iter()
@@ -125,6 +106,15 @@ mod tests {
                 (Part::QueryValue, "e".into(), b"".to_vec(), 22..22),
             ]
         );
-        assert!(super::fields(b"a&b&c", Container::Query, 0, false, 2, &mut 100).1);
+        let mut three = Fields::new();
+        assert!(super::fields(
+            b"a&b&c",
+            Container::Query,
+            0,
+            false,
+            2,
+            &mut 100,
+            &mut three
+        ));
     }
 }

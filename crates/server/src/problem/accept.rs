@@ -15,6 +15,8 @@
 //! `Accept` lines; the rest are ignored. Every input is read in one pass, without allocating
 //! and without panicking.
 
+use utf8gate_policy::split_outside_quotes as split;
+
 /// The most list elements read from a request's `Accept` fields (a browser sends under ten).
 pub const MAX_ACCEPT_RANGES: usize = 32;
 
@@ -154,30 +156,6 @@ fn weight(value: &[u8]) -> Option<u16> {
         b'1' if thousandths == 0 => Some(1000),
         _ => None,
     }
-}
-
-/// The pieces of `bytes` between `separator`s outside quoted strings (backslash escapes inside
-/// them honoured).
-fn split(bytes: &[u8], separator: u8) -> impl Iterator<Item = &[u8]> {
-    let mut rest = Some(bytes);
-    std::iter::from_fn(move || {
-        let bytes = rest?;
-        let (mut quoted, mut escaped) = (false, false);
-        for (i, &b) in bytes.iter().enumerate() {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' if quoted => escaped = true,
-                b'"' => quoted = !quoted,
-                _ if b == separator && !quoted => {
-                    rest = Some(&bytes[i + 1..]);
-                    return Some(&bytes[..i]);
-                }
-                _ => {}
-            }
-        }
-        rest = None;
-        Some(bytes)
-    })
 }
 
 /// `bytes` without leading and trailing spaces and tabs (OWS).

@@ -50,8 +50,17 @@ fn sniffed<'a>(body: &'a [u8], ct: &ContentType, profile: &Profile, out: &mut De
 
 /// The pairs of a form body, within `max_parameters` (and whether it cut them).
 fn pairs<'b>(body: &'b [u8], profile: &Profile, out: &mut Decomposed) -> (Fields<'b>, bool) {
-    let max = profile.limits.max_parameters;
-    query::fields(body, Container::Body, 0, true, max, &mut out.layer_room)
+    let (max, mut fields) = (profile.limits.max_parameters, Fields::new());
+    let cut = query::fields(
+        body,
+        Container::Body,
+        0,
+        true,
+        max,
+        &mut out.layer_room,
+        &mut fields,
+    );
+    (fields, cut)
 }
 
 /// A `_charset_` form field naming another charset than UTF-8: Apache Sling (AEM) and others
