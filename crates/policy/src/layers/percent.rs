@@ -1,6 +1,8 @@
 //! Percent-decoding, exactly once, on raw bytes, with findings for what a careless decoder does
 //! differently: malformed escapes, IIS `%uXXXX`, and escapes left after one pass.
 
+use smallvec::SmallVec;
+
 use crate::field::FieldBytes;
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::found::{Found, Report};
@@ -33,45 +35,57 @@ pub(crate) fn decode<'r>(
         return (FieldBytes::Borrowed(raw), Found::none());
     }
     let mut findings = Found::new(*room, crate::found::KindSet::default());
-    let decoded = decode_escapes(raw, plus_is_space, None, &mut findings);
-    // A `%` after decoding may be the start of an escape that only a second pass decodes:
-    // which bytes came from escapes is worked out then (most components have no such `%`).
-    if memchr::memchr(b'%', &decoded).is_some() {
-        let mut from_escape = Vec::with_capacity(decoded.len());
-        decode_escapes(
-            raw,
-            plus_is_space,
-            Some(&mut from_escape),
-            &mut Found::none(),
-        );
-        double_encoding(&decoded, &from_escape, &mut findings);
-    }
+    let decoded = decode_in_full(raw, plus_is_space, &mut findings);
     *room -= findings.detailed.len();
     (decoded, findings)
 }
 
-/// [`decode`] without the shortcut for components with nothing to decode, and without the
-/// search for double encoding; which decoded bytes came from an escape rather than verbatim
-/// from `raw` is pushed on `from_escape` when it is given.
+/// [`decode`] without the shortcut for components with nothing to decode.
+fn decode_in_full(raw: &[u8], plus_is_space: bool, findings: &mut Found) -> FieldBytes<'static> {
+    let (decoded, escaped) = decode_escapes(raw, plus_is_space, findings);
+    double_encoding(&decoded, &escaped, findings);
+    decoded
+}
+
+/// Which decoded bytes came from an escape rather than verbatim from the raw bytes: a bit per
+/// byte, inline for components of up to 256 bytes.
+struct Escaped(SmallVec<[u64; 4]>);
+
+impl Escaped {
+    /// No byte marked, room for the decoding of `raw_len` bytes (never longer than they are).
+    fn for_raw(raw_len: usize) -> Escaped {
+        Escaped(SmallVec::from_elem(0, raw_len / 64 + 1))
+    }
+
+    /// Marks decoded byte `at`.
+    fn mark(&mut self, at: usize) {
+        self.0[at / 64] |= 1 << (at % 64);
+    }
+
+    /// `true` if a byte in `range` is marked.
+    fn any(&self, range: core::ops::Range<usize>) -> bool {
+        range.into_iter().any(|at| {
+            let word = self.0.get(at / 64).copied().unwrap_or(0);
+            word & (1 << (at % 64)) != 0
+        })
+    }
+}
+
+/// The decoding of [`decode_in_full`], with the bytes that came from escapes marked.
 fn decode_escapes(
     raw: &[u8],
     plus_is_space: bool,
-    mut from_escape: Option<&mut Vec<bool>>,
     findings: &mut Found,
-) -> FieldBytes<'static> {
+) -> (FieldBytes<'static>, Escaped) {
     let mut out = FieldBytes::with_capacity(raw.len());
-    let mut origin = |escaped: bool, n: usize| {
-        if let Some(v) = from_escape.as_deref_mut() {
-            v.extend(core::iter::repeat_n(escaped, n));
-        }
-    };
+    let mut escaped = Escaped::for_raw(raw.len());
     let mut i = 0;
     while i < raw.len() {
         let b = raw[i];
         if b == b'%' {
             if let Some(v) = escape_at(raw, i) {
+                escaped.mark(out.len());
                 out.push(v);
-                origin(true, 1);
                 i += 3;
                 continue;
             }
@@ -95,7 +109,6 @@ fn decode_escapes(
                     )
                 });
                 out.extend_from_slice(&raw[i..i + 6]);
-                origin(false, 6);
                 i += 6;
                 continue;
             }
@@ -114,20 +127,18 @@ fn decode_escapes(
                 f
             });
             out.push(b'%');
-            origin(false, 1);
             i += 1;
             continue;
         }
         out.push(if plus_is_space && b == b'+' { b' ' } else { b });
-        origin(false, 1);
         i += 1;
     }
-    out
+    (out, escaped)
 }
 
 /// Escapes that exist only after one decoding pass (`%252e` → `%2e`, `%%32%65` → `%2e`); an
 /// escape that was already literal in the raw bytes was reported there.
-fn double_encoding(decoded: &[u8], from_escape: &[bool], findings: &mut Found) {
+fn double_encoding(decoded: &[u8], escaped: &Escaped, findings: &mut Found) {
     for i in memchr::memchr_iter(b'%', decoded) {
         if decoded[i] != b'%' {
             continue;
@@ -137,7 +148,7 @@ fn double_encoding(decoded: &[u8], from_escape: &[bool], findings: &mut Found) {
             (None, Some(v)) => (6, v),
             _ => continue,
         };
-        if !from_escape[i..i + len].contains(&true) {
+        if !escaped.any(i..i + len) {
             continue;
         }
         let kind = FindingKind::DoubleEncoding;
@@ -275,9 +286,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The shortcuts (for components without `%`, and `+` where it is a space; the
-        /// search for double encoding only where a `%` is left) give what decoding them in
-        /// full and searching every decoded `%` gives.
+        /// The shortcut for components without `%` (and `+` where it is a space) gives what
+        /// decoding them in full gives.
         #[test]
         fn the_shortcut_decodes_as_the_decoder_does(
             raw in proptest::collection::vec(
@@ -285,10 +295,7 @@ mod tests {
             plus_is_space in proptest::prelude::any::<bool>(),
         ) {
             let mut escapes = Found::new(usize::MAX, crate::found::KindSet::default());
-            let mut from_escape = Vec::new();
-            let decoded = decode_escapes(&raw, plus_is_space, Some(&mut from_escape), &mut escapes);
-            proptest::prop_assert_eq!(from_escape.len(), decoded.len());
-            double_encoding(&decoded, &from_escape, &mut escapes);
+            let decoded = decode_in_full(&raw, plus_is_space, &mut escapes);
             let (shortcut, found) = decode(&raw, plus_is_space);
             proptest::prop_assert_eq!(&shortcut[..], &decoded[..]);
             proptest::prop_assert_eq!(found.detailed, escapes.detailed);
