@@ -63,6 +63,11 @@ pub(crate) struct Field<'a> {
     /// A second reading of bytes another field already covers (a `text/plain` body read as
     /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
     pub(crate) check_only: bool,
+    /// Bytes of strings this field stands for, proven clean together rather than listed one by
+    /// one (a JSON document whose every string no check has anything to say about, see
+    /// `layers::json::prove`): counted as inspected. Such a field's own bytes are empty; 0 for
+    /// every other field.
+    pub(crate) proven_clean: u64,
 }
 
 impl<'a> Field<'a> {
@@ -82,6 +87,7 @@ impl<'a> Field<'a> {
             at_body_start: false,
             layer_findings: None,
             check_only: false,
+            proven_clean: 0,
         }
     }
 
@@ -96,6 +102,7 @@ impl<'a> Field<'a> {
             at_body_start: self.at_body_start,
             layer_findings: self.layer_findings,
             check_only: self.check_only,
+            proven_clean: self.proven_clean,
         }
     }
 }

@@ -181,8 +181,12 @@ impl Found {
     /// On the heap when there is anything, `None` when nothing was reported: what a field
     /// keeps of its layers' findings (most fields have none, and a `Found` is large).
     pub(crate) fn boxed(self) -> Option<Box<Found>> {
-        let any = !self.counts.is_empty() || !self.detailed.is_empty();
-        any.then(|| Box::new(self))
+        (!self.is_empty()).then(|| Box::new(self))
+    }
+
+    /// Whether nothing was reported, listed or counted.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.counts.is_empty() && self.detailed.is_empty()
     }
 
     /// Everything listed, every fix kept (tests and small inputs).

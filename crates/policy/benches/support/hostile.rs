@@ -123,6 +123,9 @@ pub const NAMES: &[&str] = &[
     "json-over-string-cap",
     "json-identities",
     "json-duplicate-keys",
+    "json-escaped-isolated",
+    "json-dotted-strings",
+    "json-proof-fails-last",
     "xml-nul-references",
     "xml-many-attributes",
     "xml-many-elements",
@@ -232,6 +235,15 @@ fn describe(name: &str) -> &'static str {
         "json-identities" => "[{\"u\": fullwidth username}, ...] under an identity profile",
         "json-duplicate-keys" => {
             "one object of 45 000 members, every key \"k\" (twin: k0, k1, ...)"
+        }
+        "json-escaped-isolated" => {
+            "one JSON string of \\u0627\\u0666 escapes: each checked alone (twin: raw)"
+        }
+        "json-dotted-strings" => {
+            "90 000 JSON strings of a.b\\/ (decoded, traversal-checked one by one; twin: ab)"
+        }
+        "json-proof-fails-last" => {
+            "90 000 clean JSON strings, the last one \\u0000: proven, then read as fields"
         }
         "xml-nul-references" => "<r> then &#0; to the end: 1 nul / 4 bytes",
         "xml-many-attributes" => "one element of 45 000 attributes, each value &#0; (twin: abcd)",

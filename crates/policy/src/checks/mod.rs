@@ -35,6 +35,22 @@ pub(crate) fn check_field(
     }
 }
 
+/// The character and NFC checks of valid `text` read as one field of `part` that does not
+/// start a body, without the traversal check (which reads a field whole: a document of many
+/// fields is not one path). What `layers::json::prove` runs once over a whole document.
+/// Returns the first lookalike with path syntax, as the checks of a field find it.
+pub(crate) fn check_text(
+    part: crate::location::Part,
+    text: &str,
+    options: &CheckOptions,
+    out: &mut Found,
+) -> Option<(usize, char)> {
+    match wide::check_text(part, text, options, out) {
+        Some(first) => first,
+        None => segmented::check_run(part, 0, text, false, options, out),
+    }
+}
+
 /// What [`check_field`] reports with no bound (tests).
 #[cfg(test)]
 pub(crate) fn found_in(

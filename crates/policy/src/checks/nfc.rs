@@ -93,6 +93,14 @@ pub(crate) fn nfc_scan(text: &str) -> (NfcStatus, bool) {
     (NfcStatus::Nfc, all_inert)
 }
 
+/// Whether `c` is inert and adds no leading non-starter in the stream-safe count: the NFC and
+/// stream-safe checks say the same of it, and of the characters beside it, whatever those
+/// are.
+pub(crate) fn is_isolated(c: char) -> bool {
+    let cp = u32::from(c);
+    !nfc_tables().is_not_inert(cp) && !stream_safe_tables().leading.contains(cp)
+}
+
 /// Whether text made only of inert characters certainly has no run of non-starters over
 /// `limit`, so that [`nonstarter_run_over`] need not scan it. Only characters with leading
 /// non-starters in their NFKD make a run grow; all but a few are not inert, and the few inert

@@ -35,6 +35,36 @@ pub(super) fn check_field(
     false
 }
 
+/// [`super::check_text`] compiled for AVX2; `None` (and nothing reported) when the CPU does
+/// not have it.
+#[inline]
+pub(super) fn check_text(
+    part: Part,
+    text: &str,
+    options: &CheckOptions,
+    out: &mut Found,
+) -> Option<Option<(usize, char)>> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `check_field`, AVX2 was detected just above.
+        return Some(unsafe { avx2_text(part, text, options, out) });
+    }
+    let _ = (part, text, options, out);
+    None
+}
+
+/// The character and NFC checks of a valid run with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_text(
+    part: Part,
+    text: &str,
+    options: &CheckOptions,
+    out: &mut Found,
+) -> Option<(usize, char)> {
+    super::segmented::check_run(part, 0, text, false, options, out)
+}
+
 /// The checks with AVX2 enabled: [`run::check_field_inlined`] and the scans it inlines are
 /// compiled here a second time.
 #[cfg(target_arch = "x86_64")]

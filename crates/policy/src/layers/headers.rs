@@ -50,6 +50,7 @@ fn push<'a>(
         at_body_start: false,
         layer_findings: findings.boxed(),
         check_only: true,
+        proven_clean: 0,
     });
 }
 

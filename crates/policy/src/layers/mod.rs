@@ -128,6 +128,7 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
         at_body_start: false,
         layer_findings: path_findings.boxed(),
         check_only: false,
+        proven_clean: 0,
     });
 
     if let Some(query) = &request.query {

@@ -273,6 +273,7 @@ fn parameter_fields<'a>(
                 at_body_start: false,
                 layer_findings: layer_findings.boxed(),
                 check_only: false,
+                proven_clean: 0,
             });
         }
     }
@@ -383,5 +384,6 @@ fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) 
         at_body_start: false,
         layer_findings: None,
         check_only: false,
+        proven_clean: 0,
     }
 }

@@ -55,6 +55,7 @@ pub(crate) fn fields<'r>(
             at_body_start: false,
             layer_findings: key_findings.boxed(),
             check_only: false,
+            proven_clean: 0,
         });
         if let Some(value_range) = value_range {
             let (value, findings) = percent::decode(&raw[value_range.clone()], true, room);
@@ -67,6 +68,7 @@ pub(crate) fn fields<'r>(
                 at_body_start: false,
                 layer_findings: findings.boxed(),
                 check_only: false,
+                proven_clean: 0,
             });
         }
     }

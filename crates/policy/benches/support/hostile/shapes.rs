@@ -41,6 +41,29 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
             )
         }
         "json-duplicate-keys" => twins(members(true, size), members(false, size)),
+        // U+0627 and U+0666 share a slot of the proof's memory of clean escapes: each is
+        // checked alone every time.
+        "json-escaped-isolated" => twins(
+            framed(b"{\"a\":\"", b"\\u0627\\u0666", b"a", b"\"}", size),
+            framed(
+                b"{\"a\":\"",
+                "\u{627}\u{666}".as_bytes(),
+                b"a",
+                b"\"}",
+                size,
+            ),
+        ),
+        "json-dotted-strings" => twins(
+            strings(b"[", b"a.b\\/", b"]", JSON_STRINGS, size),
+            strings(b"[", b"abcdef", b"]", JSON_STRINGS, size),
+        ),
+        "json-proof-fails-last" => {
+            let mut hostile = strings(b"[", b"abcdef", b"", JSON_STRINGS - 1, size - 16);
+            hostile.truncate(hostile.iter().rposition(|&b| b == b'"').unwrap_or(0) + 1);
+            hostile.extend_from_slice(b",\"\\u0000\"]");
+            hostile.resize(size, b' ');
+            twins(hostile, strings(b"[", b"abcdef", b"]", JSON_STRINGS, size))
+        }
         _ => twins(
             // json-over-string-cap: `"a",` as often as fits, far past `max_json_strings`.
             strings(b"[", b"a", b"]", size / 4, size),

@@ -135,6 +135,43 @@ impl Decoded<'_> {
     }
 }
 
+/// Decodes the string literal whose opening quote is at `start` of `body`: its value with
+/// escapes decoded (borrowed when it has none) and its span, quotes included.
+pub(super) fn decode_literal(body: &[u8], start: usize) -> Result<Decoded<'_>, JsonError> {
+    let mut pos = start + 1;
+    let rest = body.get(pos..).unwrap_or_default();
+    let run = plain_run(rest);
+    let mut decoded = Decoded {
+        raw: start..start,
+        value: FieldBytes::Borrowed(rest.get(..run).unwrap_or_default()),
+        lone_surrogates: Vec::new(),
+        escaped_nuls: Vec::new(),
+    };
+    pos += run;
+    if body.get(pos) == Some(&b'\\') {
+        // An escape: the value is decoded into a buffer, as long as the literal's rest
+        // (decoding never lengthens a string), so that it never grows.
+        let mut value =
+            FieldBytes::with_capacity(run + literal_len(body.get(pos..).unwrap_or_default()));
+        value.extend_from_slice(&decoded.value);
+        decoded.value = value;
+    }
+    loop {
+        match body.get(pos) {
+            None => return Err(syntax(pos, "unterminated string")),
+            Some(b'"') => break,
+            Some(b'\\') => pos = decoded.escape(body, pos)?,
+            Some(_) => return Err(syntax(pos, "control character in string")),
+        }
+        let rest = body.get(pos..).unwrap_or_default();
+        let run = plain_run(rest);
+        (decoded.value).extend_from_slice(rest.get(..run).unwrap_or_default());
+        pos += run;
+    }
+    decoded.raw = start..pos + 1;
+    Ok(decoded)
+}
+
 /// The length of the leading run of `bytes` that a string copies as is: up to the first quote,
 /// backslash or control byte. The first [`SHORT`] bytes are read a word at a time (escape-dense
 /// text ends runs every few bytes); past them, the quote or backslash is found with `memchr2`

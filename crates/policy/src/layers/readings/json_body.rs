@@ -33,6 +33,9 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
     if !matches!(first, Some(b'{' | b'[' | b'"')) {
         return;
     }
+    if proven(body, 0, profile, out) {
+        return;
+    }
     if let Ok(strings) = json::scan(body, limits(profile)) {
         json_fields(strings, 0, out);
     }
@@ -43,6 +46,9 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
 /// text (the application may read it so).
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
     let start = signature_field(body, out);
+    if proven(&body[start..], start, profile, out) {
+        return;
+    }
     match json::scan(&body[start..], limits(profile)) {
         Ok(strings) => json_fields(strings, start, out),
         Err(e) => {
@@ -70,6 +76,47 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     }
 }
 
+/// Whether the strings of the document `doc` (at `start` of the body) are proven clean
+/// together (`json::prove`): then one empty field stands for them all (it counts their bytes
+/// as inspected) and `true`. Not when an identity may name a JSON string: its check reads
+/// each one.
+fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decomposed<'a>) -> bool {
+    use crate::exclusion::Target;
+    let no_identity = profile.identities.iter().all(|i| {
+        let t = &i.target;
+        matches!(
+            t,
+            Target::Query(_) | Target::Form(_) | Target::Header(_) | Target::Cookie(_)
+        ) || matches!(t, Target::Xml(_) | Target::Yaml(_))
+    });
+    #[cfg(test)]
+    let no_identity = no_identity && !tests::WITHOUT_PROOF.get();
+    if !no_identity {
+        return false;
+    }
+    let options = crate::checks::CheckOptions {
+        lookalikes: profile.lookalikes,
+        max_nonstarters: profile.limits.max_nonstarters,
+    };
+    let Some(proven) = json::prove(doc, limits(profile), &options) else {
+        return false;
+    };
+    if proven.strings > 0 {
+        out.fields.push(Field {
+            location: Location::part(Part::JsonString),
+            bytes: crate::field::FieldBytes::Borrowed(&[]),
+            container: Container::Body,
+            span: start..start + doc.len(),
+            encoding: Encoding::JsonString,
+            at_body_start: false,
+            layer_findings: None,
+            check_only: false,
+            proven_clean: proven.bytes,
+        });
+    }
+    true
+}
+
 /// The fields of a scanned JSON document whose first byte is at `start` of the body. A key
 /// repeated in one object (same pointer: same parent, same decoded key) is
 /// `ambiguous_json_key` (the first one only); pointers cut at [`json::MAX_POINTER_BYTES`]
@@ -77,7 +124,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
 fn json_fields<'a>(strings: json::Tokens<'a>, start: usize, out: &mut Decomposed<'a>) {
     use core::hash::BuildHasher;
     let hasher = std::collections::hash_map::RandomState::new();
-    let mut keys = SeenKeys::default();
+    let mut keys = json::SeenKeys::default();
     let mut repeated = false;
     for s in strings {
         // One finding refuses the document: the next duplicates are not reported (their cost
@@ -115,34 +162,8 @@ fn json_fields<'a>(strings: json::Tokens<'a>, start: usize, out: &mut Decomposed
             at_body_start: false,
             layer_findings,
             check_only: false,
+            proven_clean: 0,
         });
-    }
-}
-
-/// Hashes of the keys seen: the first [`FEW_KEYS`] in a list searched in order, the rest in a
-/// hash set (a small document's keys allocate nothing; a large one's cost stays linear).
-#[derive(Default)]
-struct SeenKeys {
-    few: smallvec::SmallVec<[u64; FEW_KEYS]>,
-    many: std::collections::HashSet<u64>,
-}
-
-/// Keys kept in [`SeenKeys`]'s list.
-const FEW_KEYS: usize = 32;
-
-impl SeenKeys {
-    /// Adds `hash`; `false` if it was there already.
-    fn insert(&mut self, hash: u64) -> bool {
-        if self.few.contains(&hash) {
-            return false;
-        }
-        match self.few.len() < FEW_KEYS {
-            true => {
-                self.few.push(hash);
-                true
-            }
-            false => self.many.insert(hash),
-        }
     }
 }
 
@@ -165,3 +186,6 @@ fn lone_surrogates(s: &json::JsonString, room: usize) -> Found {
     }
     found
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

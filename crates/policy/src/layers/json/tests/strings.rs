@@ -2,7 +2,7 @@
 //! encoding of rewritten values, against their definitions and serde_json.
 
 use super::oracle::*;
-use crate::layers::json::string::REPLACEMENT;
+use crate::layers::json::string::{REPLACEMENT, plain_run};
 use crate::layers::json::*;
 use proptest::prelude::*;
 

@@ -2,6 +2,7 @@
 
 use super::err;
 use super::oracle::*;
+use crate::layers::json::pointer::capped;
 use crate::layers::json::*;
 
 #[test]

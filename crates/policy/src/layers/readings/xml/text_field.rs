@@ -54,6 +54,7 @@ pub(super) fn decoded<'a>(
         at_body_start: false,
         layer_findings: layer_findings.boxed(),
         check_only: false,
+        proven_clean: 0,
     };
     (field, listed)
 }

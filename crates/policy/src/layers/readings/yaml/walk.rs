@@ -171,6 +171,7 @@ pub(super) fn walk<'t>(
         at_body_start: false,
         layer_findings: None,
         check_only: false,
+        proven_clean: 0,
     });
     walk.out.fields.extend(fields);
     Ok(())

@@ -1,0 +1,308 @@
+//! A whole JSON document proven clean at once: its strings checked in one call, not as one
+//! field each.
+//!
+//! As fields, a document of many short strings costs per string: a location with its pointer,
+//! a decoded copy, the checks' set-up, the verdict's bookkeeping (about 3 900 instructions a
+//! string, `docs/BENCHMARKS.md`). Most documents hold nothing any check reports. [`prove`]
+//! shows that with one validation and one run of the character and NFC checks over the whole
+//! document, then one scan of its structure that builds no pointer and copies no string; only
+//! what that cannot settle is read string by string. When the proof fails, the reading takes
+//! the document apart into fields as before, and they find what there is: the proof only ever
+//! says "nothing to report", and says it only where the fields would report nothing (the tests
+//! compare whole verdicts with and without it on generated documents).
+//!
+//! Why the document's raw text stands for its strings:
+//! * Outside its strings a valid document holds ASCII punctuation, digits, the letters of
+//!   literals, spaces, TAB, LF and CR, all clean in text content (a JSON string is text
+//!   content): nothing the checks report.
+//! * A string without escapes is its raw bytes, between two `"`: a starter that composes with
+//!   nothing, so the NFC and stream-safe checks read its edges as in a field of its own.
+//! * `\"`, `\\` and `\/` decode to the ASCII character they end with, and `\n`, `\r`, `\t` (in
+//!   values; a key is not text content) to a control that is clean there. None composes with
+//!   a neighbour, so the characters around them are checked as in the value.
+//! * A `\u` escape decodes to a character the raw text does not show. It must be clean
+//!   (`checks::clean`), or *isolated* (`nfc::is_isolated`: NFC-inert, no leading non-starter
+//!   in the stream-safe count) with nothing the checks report in it alone; and the raw
+//!   character after the escape must be clean or isolated too (an ASCII letter from an escape
+//!   composes with a combining mark after it). Then no character composes with a neighbour
+//!   across the escape, nor makes a run of non-starters with one, in the raw text or in the
+//!   value. A lone surrogate or a character the checks report fails the proof.
+//! * The traversal check reads a field whole. In valid text without lookalikes it reports only
+//!   what holds a `.` or a `%`: a string whose value holds one is decoded and checked alone
+//!   (one `memchr2` over the document finds them).
+//! * A key given twice in one object: the hash of the object (its offset) and the decoded key.
+//!   A repeat fails the proof; the fields report it with its pointer.
+
+use core::hash::BuildHasher;
+use core::ops::Range;
+use std::collections::hash_map::RandomState;
+
+use super::error::JsonError;
+use super::keys::SeenKeys;
+use super::scanner::{JsonLimits, Sink, scan_into};
+use super::string::{decode_literal, hex4, plain_run};
+use crate::checks::{self, CheckOptions, clean, lookalike, nfc, traversal};
+use crate::found::{Found, KindSet};
+use crate::location::Part;
+
+/// What a proof found: how much the document's strings hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Proven {
+    /// Decoded bytes of every key and string value: what their fields would count as
+    /// inspected.
+    pub(crate) bytes: u64,
+    /// Keys and string values.
+    pub(crate) strings: usize,
+}
+
+/// Why a proof failed: no more than that (the fields then say what there is).
+#[derive(Debug)]
+pub(super) struct Unproven;
+
+impl From<JsonError> for Unproven {
+    fn from(_: JsonError) -> Self {
+        Unproven
+    }
+}
+
+/// Proves that no check reports anything in the strings of the JSON document `body` (as
+/// [`super::scan`] reads it, within `limits`), nor a key given twice in one object; `None`
+/// when it cannot (the fields decide then).
+pub(crate) fn prove(body: &[u8], limits: JsonLimits, options: &CheckOptions) -> Option<Proven> {
+    // The structure first: a body that only starts like JSON (JSON lines sent as text, which
+    // the sniffed reading tries) is given up at its first line's end.
+    let mut proof = Proof::new(options);
+    scan_into(body, limits, &mut proof).ok()?;
+    let text = match clean::two_byte_text(body) {
+        Some(text) => text,
+        None => utf8gate_codec::validate(body).ok()?,
+    };
+    let mut found = Found::new(0, KindSet::default());
+    let path_lookalike = checks::check_text(Part::JsonString, text, options, &mut found);
+    (path_lookalike.is_none() && found.is_empty()).then_some(proof.proven)
+}
+
+/// The state of one proof.
+struct Proof<'o> {
+    /// The checks' options.
+    options: &'o CheckOptions,
+    /// The next `.` or `%` at or after the last string searched from (`None`: none to the end).
+    trigger: Option<usize>,
+    /// Keys seen, as hashes of their object's offset and their value.
+    keys: SeenKeys,
+    /// The hasher of `keys`.
+    hasher: RandomState,
+    /// What the strings so far hold.
+    proven: Proven,
+    /// Non-ASCII characters of `\u` escapes found clean alone, by a hash of their code
+    /// point (`u32::MAX`: none).
+    alone: [u32; 64],
+    /// Characters of escapes checked alone so far.
+    alone_checks: usize,
+}
+
+/// Characters of escapes a proof checks alone before it gives up (a few hundred instructions
+/// each: a document of many is read as fields, at a few per byte).
+const MAX_ALONE_CHECKS: usize = 4096;
+
+impl<'o> Proof<'o> {
+    /// A proof that has read nothing yet.
+    fn new(options: &'o CheckOptions) -> Self {
+        Proof {
+            options,
+            trigger: Some(0),
+            keys: SeenKeys::default(),
+            hasher: RandomState::new(),
+            proven: Proven::default(),
+            alone: [u32::MAX; 64],
+            alone_checks: 0,
+        }
+    }
+
+    /// Whether `body[range]` holds a `.` or a `%`. The search runs from a string's start only
+    /// once the last one found is behind it, so the searches of a document never overlap.
+    fn holds_trigger(&mut self, body: &[u8], range: Range<usize>) -> bool {
+        if self.trigger.is_some_and(|t| t < range.start) {
+            let rest = body.get(range.start..).unwrap_or_default();
+            self.trigger = memchr::memchr2(b'.', b'%', rest).map(|p| range.start + p);
+        }
+        self.trigger.is_some_and(|t| t < range.end)
+    }
+
+    /// The classifier's context for a key or a value.
+    fn context(&self, key: bool) -> clean::Context {
+        clean::Context {
+            text_content: !key,
+            best_fit: self.options.lookalikes == lookalike::Table::BestFit,
+        }
+    }
+}
+
+impl<'a> Sink<'a> for Proof<'_> {
+    type Error = Unproven;
+
+    fn open(&mut self, at: usize) -> usize {
+        at
+    }
+
+    fn index(&mut self, _: usize, _: usize) {}
+
+    fn close(&mut self, _: usize) {}
+
+    fn string(
+        &mut self,
+        body: &'a [u8],
+        at: usize,
+        key_of: Option<usize>,
+    ) -> Result<usize, Unproven> {
+        let key = key_of.is_some();
+        let mut pos = at + 1;
+        let (mut len, mut escaped, mut trigger) = (0, false, false);
+        loop {
+            let run = plain_run(body.get(pos..).unwrap_or_default());
+            pos += run;
+            len += run;
+            match body.get(pos) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    let (next, decoded) = self.escape(body, pos, key)?;
+                    pos = next;
+                    len += decoded.map_or(1, char::len_utf8);
+                    trigger |= matches!(decoded, Some('.' | '%'));
+                }
+                _ => return Err(Unproven),
+            }
+        }
+        let inner = at + 1..pos;
+        trigger |= self.holds_trigger(body, inner.clone());
+        if trigger || key {
+            let decoded;
+            let value: &[u8] = if escaped {
+                decoded = decode_literal(body, at)?;
+                &decoded.value
+            } else {
+                &body[inner]
+            };
+            if trigger {
+                let part = if key { Part::JsonKey } else { Part::JsonString };
+                let known = traversal::Known {
+                    text: core::str::from_utf8(value).ok(),
+                    path_lookalike: None,
+                    malformed: traversal::Malformed::default(),
+                };
+                let mut found = Found::new(0, KindSet::default());
+                traversal::scan_with(part, value, self.options.lookalikes, known, &mut found);
+                if !found.is_empty() {
+                    return Err(Unproven);
+                }
+            }
+            if let Some(object) = key_of
+                && !self.keys.insert(self.hasher.hash_one((object, value)))
+            {
+                return Err(Unproven);
+            }
+        }
+        self.proven.bytes += len as u64;
+        self.proven.strings += 1;
+        Ok(pos + 1)
+    }
+}
+
+impl Proof<'_> {
+    /// The escape whose backslash is at `at` in a key or a value, when the proof can take
+    /// it: the offset past it, and the character a `\u` escape decodes to; `None` for the
+    /// others, which decode to one byte.
+    fn escape(
+        &mut self,
+        body: &[u8],
+        at: usize,
+        key: bool,
+    ) -> Result<(usize, Option<char>), Unproven> {
+        match body.get(at + 1) {
+            Some(b'"' | b'\\' | b'/') => Ok((at + 2, None)),
+            Some(b'n' | b'r' | b't') if !key => Ok((at + 2, None)),
+            Some(b'u') => {
+                let unit = hex4(body, at + 2).ok_or(Unproven)?;
+                let (scalar, next) = match unit {
+                    0xD800..=0xDBFF => {
+                        let low = match body.get(at + 6..at + 8) {
+                            Some(b"\\u") => hex4(body, at + 8),
+                            _ => None,
+                        };
+                        let Some(low @ 0xDC00..=0xDFFF) = low else {
+                            return Err(Unproven);
+                        };
+                        let pair = (u32::from(unit - 0xD800) << 10) | u32::from(low - 0xDC00);
+                        (0x1_0000 + pair, at + 12)
+                    }
+                    0xDC00..=0xDFFF => return Err(Unproven),
+                    _ => (u32::from(unit), at + 6),
+                };
+                let c = char::from_u32(scalar).ok_or(Unproven)?;
+                match self.alone_clean(c, key) && self.isolated_at(body, next, key) {
+                    true => Ok((next, Some(c))),
+                    false => Err(Unproven),
+                }
+            }
+            _ => Err(Unproven),
+        }
+    }
+
+    /// Whether `c` (from an escape) is clean as a key's or a value's character beside any
+    /// other: clean for the classifier, or isolated (`nfc::is_isolated`) with nothing the
+    /// checks report in it alone.
+    fn alone_clean(&mut self, c: char, key: bool) -> bool {
+        let mut utf8 = [0u8; 4];
+        let text = c.encode_utf8(&mut utf8);
+        let b = text.as_bytes();
+        let byte = |i: usize| b.get(i).copied().unwrap_or(0);
+        if !clean::is_candidate(byte(0), byte(1), byte(2), self.context(key)) {
+            return true;
+        }
+        // Non-ASCII characters read the same in keys and values: remembered once found clean
+        // (a document of escapes of a few such characters checks each once).
+        let slot = &mut self.alone[(u32::from(c) as usize ^ (u32::from(c) as usize >> 6)) % 64];
+        if !c.is_ascii() && *slot == u32::from(c) {
+            return true;
+        }
+        // Past a few thousand, the fields' reading is cheaper than checks of one character.
+        self.alone_checks += 1;
+        if self.alone_checks > MAX_ALONE_CHECKS {
+            return false;
+        }
+        let part = if key { Part::JsonKey } else { Part::JsonString };
+        let mut found = Found::new(0, KindSet::default());
+        let clean = nfc::is_isolated(c)
+            && checks::check_text(part, text, self.options, &mut found).is_none()
+            && found.is_empty();
+        if clean && !c.is_ascii() {
+            *slot = u32::from(c);
+        }
+        clean
+    }
+
+    /// Whether the raw character at `at` (after an escape, which it reads as its neighbour)
+    /// is clean or isolated: then it says the same beside the escape's character as beside
+    /// the escape's last byte.
+    fn isolated_at(&self, body: &[u8], at: usize, key: bool) -> bool {
+        let byte = |i: usize| body.get(at + i).copied().unwrap_or(0);
+        if !clean::is_candidate(byte(0), byte(1), byte(2), self.context(key)) {
+            return true;
+        }
+        let width = match byte(0) {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0.. => 4,
+            _ => 1,
+        };
+        let text = body
+            .get(at..at + width)
+            .and_then(|b| core::str::from_utf8(b).ok());
+        text.and_then(|t| t.chars().next())
+            .is_some_and(nfc::is_isolated)
+    }
+}
+
+#[cfg(test)]
+mod tests;

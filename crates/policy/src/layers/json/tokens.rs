@@ -1,0 +1,94 @@
+//! The tokens of a document ([`super::scan`]'s sink): every string decoded, with its JSON
+//! pointer.
+
+use core::ops::Range;
+
+use compact_str::CompactString;
+use smallvec::SmallVec;
+
+use super::error::JsonError;
+use super::pointer::{self, capped};
+use super::scanner::Sink;
+use super::string::decode_literal;
+use crate::field::FieldBytes;
+
+/// One JSON string token (an object key or a string value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsonString<'a> {
+    /// RFC 6901 JSON pointer of the value (for a key: the pointer of the member it names), cut
+    /// to [`MAX_POINTER_BYTES`] so that memory stays linear in the body.
+    /// Built from the decoded key bytes (lossily converted with `String::from_utf8_lossy`),
+    /// escaping `~` as `~0` and `/` as `~1`; array indexes are decimal. The document itself is
+    /// `""`.
+    pub(crate) pointer: CompactString,
+    /// true for an object key, false for a string value.
+    pub(crate) is_key: bool,
+    /// Byte range of the whole token in the body, quotes included. Replacing
+    /// `body[raw]` with [`encode_string`] of a new value rewrites this string alone.
+    pub(crate) raw: Range<usize>,
+    /// The string's bytes with escapes decoded: what the application receives. Raw bytes between
+    /// the quotes that are not escapes are copied as they are (even if they are not valid UTF-8).
+    /// `\uXXXX` escapes decode to the UTF-8 of the scalar, a valid surrogate pair to the 4-byte
+    /// UTF-8 of its supplementary scalar, and a lone surrogate to U+FFFD (EF BF BD).
+    /// Borrowed from the body when the literal has no escape (most strings): no copy.
+    pub(crate) value: FieldBytes<'a>,
+    /// Byte offsets in `value` where a lone-surrogate escape was replaced by U+FFFD (3 bytes
+    /// each), with the surrogate's value (e.g. 0xD800).
+    pub(crate) lone_surrogates: Vec<(usize, u16)>,
+    /// Byte offsets in `value` of NUL characters that came from a `\u0000` escape (a raw NUL is
+    /// a syntax error).
+    pub(crate) escaped_nuls: Vec<usize>,
+}
+
+/// The string tokens of a document, the first 8 inline (none allocated for a small one).
+pub(crate) type Tokens<'a> = SmallVec<[JsonString<'a>; 8]>;
+
+/// The tokens of a document and the pointer of the value being read; a container's mark is
+/// the length of its own pointer.
+#[derive(Default)]
+pub(super) struct Collect<'a> {
+    /// Tokens found so far.
+    pub(super) out: Tokens<'a>,
+    /// Pointer of the value being read (inline while it is at most 24 bytes long).
+    pointer: CompactString,
+}
+
+impl<'a> Sink<'a> for Collect<'a> {
+    type Error = JsonError;
+
+    fn open(&mut self, _: usize) -> usize {
+        self.pointer.len()
+    }
+
+    fn index(&mut self, mark: usize, index: usize) {
+        self.pointer.truncate(mark);
+        pointer::push_index(&mut self.pointer, index);
+    }
+
+    fn close(&mut self, mark: usize) {
+        self.pointer.truncate(mark);
+    }
+
+    fn string(
+        &mut self,
+        body: &'a [u8],
+        at: usize,
+        key_of: Option<usize>,
+    ) -> Result<usize, JsonError> {
+        let decoded = decode_literal(body, at)?;
+        if let Some(mark) = key_of {
+            self.pointer.truncate(mark);
+            pointer::push_key(&mut self.pointer, &String::from_utf8_lossy(&decoded.value));
+        }
+        let end = decoded.raw.end;
+        self.out.push(JsonString {
+            pointer: capped(&self.pointer),
+            is_key: key_of.is_some(),
+            raw: decoded.raw,
+            value: decoded.value,
+            lone_surrogates: decoded.lone_surrogates,
+            escaped_nuls: decoded.escaped_nuls,
+        });
+        Ok(end)
+    }
+}
