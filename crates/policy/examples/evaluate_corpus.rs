@@ -4,7 +4,9 @@
 //! array, one per line of the corpus, escapes written as JSON writers write them) `REPS` times, for profiling the clean path under callgrind or perf
 //! without criterion's own work in the profile. Prints the rate of the repetitions. With
 //! `get` instead of `json`, the request is a browser's GET with a query (`SCRIPT` and `SIZE`
-//! are not read): the clean request of the allocations test.
+//! are not read): the clean request of the allocations test. With `array`, a corpus of JSON
+//! lines (`ascii-json`, `mixed`) is sent as the JSON array of its objects: an API's JSON, a
+//! few short keys and strings per object.
 
 use std::hint::black_box;
 
@@ -25,6 +27,15 @@ fn main() {
         Request::new("POST", b"/upload")
             .header("Content-Type", b"application/json")
             .body(&json_of(&text))
+    } else if mode == "array" {
+        let lines: Vec<&[u8]> = text
+            .split(|&b| b == b'\n')
+            .filter(|l| l.starts_with(b"{") && l.ends_with(b"}"))
+            .collect();
+        let body = [b"[".as_slice(), &lines.join(b",".as_slice()), b"]"].concat();
+        Request::new("POST", b"/upload")
+            .header("Content-Type", b"application/json")
+            .body(&body)
     } else if mode == "get" {
         Request::new("GET", b"/search?q=caf%C3%A9+cr%C3%A8me&lang=fr&page=2")
             .header("Host", b"example.com")

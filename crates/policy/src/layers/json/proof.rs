@@ -30,17 +30,17 @@
 //! * The traversal check reads a field whole. In valid text without lookalikes it reports only
 //!   what holds a `.` or a `%`: a string whose value holds one is decoded and checked alone
 //!   (one `memchr2` over the document finds them).
-//! * A key given twice in one object: the hash of the object (its offset) and the decoded key.
-//!   A repeat fails the proof; the fields report it with its pointer.
+//! * A key given twice in one object: the keys of each open object, by a cheap hash of the
+//!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
+//!   the fields report a repeat with its pointer.
 
-use core::hash::BuildHasher;
 use core::ops::Range;
-use std::collections::hash_map::RandomState;
 
 use super::error::JsonError;
-use super::keys::SeenKeys;
+use super::keys::ObjectKeys;
 use super::scanner::{JsonLimits, Sink, scan_into};
-use super::string::{decode_literal, hex4, plain_run};
+use super::string::{decode_literal, hex4};
+use super::words::Specials;
 use crate::checks::{self, CheckOptions, clean, lookalike, nfc, traversal};
 use crate::found::{Found, KindSet};
 use crate::location::Part;
@@ -88,10 +88,8 @@ struct Proof<'o> {
     options: &'o CheckOptions,
     /// The next `.` or `%` at or after the last string searched from (`None`: none to the end).
     trigger: Option<usize>,
-    /// Keys seen, as hashes of their object's offset and their value.
-    keys: SeenKeys,
-    /// The hasher of `keys`.
-    hasher: RandomState,
+    /// The keys of the open objects.
+    keys: ObjectKeys,
     /// What the strings so far hold.
     proven: Proven,
     /// Non-ASCII characters of `\u` escapes found clean alone, by a hash of their code
@@ -99,6 +97,8 @@ struct Proof<'o> {
     alone: [u32; 64],
     /// Characters of escapes checked alone so far.
     alone_checks: usize,
+    /// The special bytes of the block being read.
+    specials: Specials,
 }
 
 /// Characters of escapes a proof checks alone before it gives up (a few hundred instructions
@@ -111,11 +111,11 @@ impl<'o> Proof<'o> {
         Proof {
             options,
             trigger: Some(0),
-            keys: SeenKeys::default(),
-            hasher: RandomState::new(),
+            keys: ObjectKeys::default(),
             proven: Proven::default(),
             alone: [u32::MAX; 64],
             alone_checks: 0,
+            specials: Specials::default(),
         }
     }
 
@@ -141,13 +141,15 @@ impl<'o> Proof<'o> {
 impl<'a> Sink<'a> for Proof<'_> {
     type Error = Unproven;
 
-    fn open(&mut self, at: usize) -> usize {
-        at
+    fn open(&mut self, _: usize) -> usize {
+        self.keys.open()
     }
 
     fn index(&mut self, _: usize, _: usize) {}
 
-    fn close(&mut self, _: usize) {}
+    fn close(&mut self, _: usize) {
+        self.keys.close();
+    }
 
     fn string(
         &mut self,
@@ -159,9 +161,9 @@ impl<'a> Sink<'a> for Proof<'_> {
         let mut pos = at + 1;
         let (mut len, mut escaped, mut trigger) = (0, false, false);
         loop {
-            let run = plain_run(body.get(pos..).unwrap_or_default());
-            pos += run;
-            len += run;
+            let special = self.specials.next(body, pos);
+            len += special - pos;
+            pos = special;
             match body.get(pos) {
                 Some(b'"') => break,
                 Some(b'\\') => {
@@ -198,7 +200,7 @@ impl<'a> Sink<'a> for Proof<'_> {
                 }
             }
             if let Some(object) = key_of
-                && !self.keys.insert(self.hasher.hash_one((object, value)))
+                && !self.keys.insert(object, value)
             {
                 return Err(Unproven);
             }

@@ -178,7 +178,6 @@ pub(super) fn decode_literal(body: &[u8], start: usize) -> Result<Decoded<'_>, J
 /// and the run before it tested for control bytes 64 bytes at a time with a minimum (a loop
 /// LLVM vectorizes), so long strings of text cost little more than a copy.
 pub(super) fn plain_run(bytes: &[u8]) -> usize {
-    const BLOCK: usize = 64;
     let start = match words::first_special(bytes, SHORT) {
         Ok(at) => return at,
         Err(at) => at,
@@ -189,21 +188,7 @@ pub(super) fn plain_run(bytes: &[u8]) -> usize {
         let special = |&b: &u8| b == b'"' || b == b'\\' || b < 0x20;
         return start + rest.iter().position(special).unwrap_or(rest.len());
     }
-    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-    let head = &rest[..end];
-    let mut at = 0;
-    for block in head.chunks_exact(BLOCK) {
-        if block.iter().fold(u8::MAX, |m, &b| m.min(b)) < 0x20 {
-            break;
-        }
-        at += BLOCK;
-    }
-    start
-        + at
-        + head[at..]
-            .iter()
-            .position(|&b| b < 0x20)
-            .unwrap_or(head.len() - at)
+    start + words::long_run(rest)
 }
 
 /// Bytes of a string read a word at a time before `memchr2` takes over.

@@ -61,9 +61,116 @@ pub(super) fn first_quote_or_backslash(bytes: &[u8], limit: usize) -> Result<usi
     first_flagged(bytes, limit, quote_flags)
 }
 
+/// The length of the leading run of `bytes` without a `"`, `\\` or control byte, for a long
+/// one: the quote or backslash found with `memchr2`, the run before it tested for control
+/// bytes 64 bytes at a time with a minimum (a loop LLVM vectorizes), so long strings of text
+/// cost little more than a copy.
+pub(super) fn long_run(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let end = memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len());
+    let head = &bytes[..end];
+    let mut at = 0;
+    for block in head.chunks_exact(BLOCK) {
+        if block.iter().fold(u8::MAX, |m, &b| m.min(b)) < 0x20 {
+            break;
+        }
+        at += BLOCK;
+    }
+    at + head[at..]
+        .iter()
+        .position(|&b| b < 0x20)
+        .unwrap_or(head.len() - at)
+}
+
+/// The quotes, backslashes and control bytes of a document, found 64 bytes at a time: one
+/// mask for the block being read, so that an escape-dense string costs a few instructions per
+/// escape rather than a search set up for each run (the proof of `super::proof`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Specials {
+    /// Offset of the block in the document.
+    base: usize,
+    /// Its length (at most 64; 0 before the first).
+    width: usize,
+    /// Bit `i` set when the byte at `base + i` is special.
+    mask: u64,
+}
+
+impl Specials {
+    /// The offset of the first `"`, `\\` or control byte of `body` at or after `pos`, or the
+    /// length of `body`. Calls with increasing `pos` over one document read each block once.
+    #[inline(always)]
+    pub(super) fn next(&mut self, body: &[u8], mut pos: usize) -> usize {
+        loop {
+            let off = pos.wrapping_sub(self.base);
+            if off < self.width {
+                let rest = self.mask >> off;
+                if rest != 0 {
+                    return pos + rest.trailing_zeros() as usize;
+                }
+                pos = self.base + self.width;
+            }
+            let Some(block) = body.get(pos..).filter(|b| !b.is_empty()) else {
+                return body.len();
+            };
+            self.base = pos;
+            self.width = block.len().min(64);
+            self.mask = block_mask(block);
+            if self.mask == 0 && block.len() > 64 {
+                // 64 plain bytes: a long run of text, searched rather than masked.
+                pos += 64 + long_run(&block[64..]);
+            }
+        }
+    }
+}
+
+/// The mask of the special bytes among the first 64 of `bytes` (fewer at the end): a flag
+/// byte for each (a loop LLVM turns into vector compares), then eight flags at a time packed
+/// into bits by one multiplication (their products land in distinct bits: no carries).
+#[inline(always)]
+fn block_mask(bytes: &[u8]) -> u64 {
+    let mut block = [b' '; 64];
+    let n = bytes.len().min(64);
+    block[..n].copy_from_slice(&bytes[..n]);
+    let mut flags = [0u8; 64];
+    for (flag, &b) in flags.iter_mut().zip(&block) {
+        *flag = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
+    }
+    let mut mask = 0;
+    for (k, eight) in flags.chunks_exact(8).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(eight);
+        let packed = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask |= packed << (8 * k);
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+
+    proptest! {
+        /// The window finds every special byte in order, as a byte-by-byte search does, from
+        /// any sequence of increasing starts.
+        #[test]
+        fn the_window_finds_what_bytes_find(
+            bytes in prop::collection::vec(
+                prop_oneof![4 => Just(b'a'), 1 => prop::sample::select(b"\"\\\x00\x1f\x20\x7f\x80\xff".to_vec())],
+                0..300,
+            ),
+            steps in prop::collection::vec(0usize..90, 1..20),
+        ) {
+            let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+            let mut window = super::Specials::default();
+            let mut pos = 0;
+            for step in steps {
+                pos += step;
+                let expected = bytes.iter().skip(pos).position(|&b| special(b)).map_or(bytes.len(), |i| pos + i);
+                let found = window.next(&bytes, pos);
+                prop_assert_eq!(found, expected.max(pos.min(bytes.len())));
+            }
+        }
+    }
 
     /// What the words must find, byte by byte.
     fn naive(bytes: &[u8], stop: impl Fn(u8) -> bool, limit: usize) -> Result<usize, usize> {
