@@ -1,7 +1,9 @@
 //! `cargo bench -p utf8gate-policy --bench evaluate`: the whole evaluation of clean bodies, and
 //! NFC rewriting, each with its baselines in the same group.
 //!
-//! * `evaluate`: `utf8gate` (every check, default profile, text body) against
+//! * `evaluate`: `utf8gate` (every check, default profile, text body) and `utf8gate_json` (the
+//!   same text as the strings of a JSON body, one per line; `utf8gate_array`, a corpus of
+//!   JSON lines as the array of its objects) against
 //!   `simdutf8_icu_nfc` (SIMD validation + ICU `is_normalized`, the cheapest correct
 //!   "valid and NFC" answer from field libraries) and `simdutf8` alone.
 //! * `normalize`: rewriting NFD Latin to NFC: the policy's `to_nfc` against ICU and
@@ -17,6 +19,8 @@ use utf8gate_policy::{Decision, Profile, Request, evaluate};
 
 #[path = "../../codec/benches/support/corpus.rs"]
 mod corpus;
+#[path = "support/json_corpus.rs"]
+mod json_corpus;
 
 const SIZES: [(&str, usize); 2] = [("64KiB", 64 << 10), ("1MiB", 1 << 20)];
 
@@ -42,6 +46,26 @@ fn evaluation(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new("utf8gate", &param), &request, |b, r| {
                 b.iter(|| evaluate(&profile, black_box(r)).verdict.decision)
             });
+            // The same text as a JSON body (one string per line): its throughput counted in
+            // the text's bytes, so that the two compare.
+            let json = Request::new("POST", b"/upload")
+                .header("Content-Type", b"application/json")
+                .body(&json_corpus::json_of(&text));
+            assert_eq!(evaluate(&profile, &json).verdict.decision, Decision::Allow);
+            group.bench_with_input(BenchmarkId::new("utf8gate_json", &param), &json, |b, r| {
+                b.iter(|| evaluate(&profile, black_box(r)).verdict.decision)
+            });
+            // A corpus of JSON lines as an API sends it: the array of its objects.
+            if matches!(script, "ascii-json" | "mixed") {
+                let array = Request::new("POST", b"/upload")
+                    .header("Content-Type", b"application/json")
+                    .body(&json_corpus::array_of(&text));
+                assert_eq!(evaluate(&profile, &array).verdict.decision, Decision::Allow);
+                let id = BenchmarkId::new("utf8gate_array", &param);
+                group.bench_with_input(id, &array, |b, r| {
+                    b.iter(|| evaluate(&profile, black_box(r)).verdict.decision)
+                });
+            }
             group.bench_with_input(
                 BenchmarkId::new("simdutf8_icu_nfc", &param),
                 &text,

@@ -14,6 +14,10 @@ use utf8gate_policy::{Decision, Profile, Request, evaluate};
 
 #[path = "../../codec/benches/support/corpus.rs"]
 mod corpus;
+#[path = "../benches/support/json_corpus.rs"]
+mod json_corpus;
+
+use json_corpus::{array_of, json_of};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -28,14 +32,9 @@ fn main() {
             .header("Content-Type", b"application/json")
             .body(&json_of(&text))
     } else if mode == "array" {
-        let lines: Vec<&[u8]> = text
-            .split(|&b| b == b'\n')
-            .filter(|l| l.starts_with(b"{") && l.ends_with(b"}"))
-            .collect();
-        let body = [b"[".as_slice(), &lines.join(b",".as_slice()), b"]"].concat();
         Request::new("POST", b"/upload")
             .header("Content-Type", b"application/json")
-            .body(&body)
+            .body(&array_of(&text))
     } else if mode == "get" {
         Request::new("GET", b"/search?q=caf%C3%A9+cr%C3%A8me&lang=fr&page=2")
             .header("Host", b"example.com")
@@ -65,30 +64,4 @@ fn measured(profile: &Profile, request: &Request, reps: usize) {
     for _ in 0..reps {
         black_box(evaluate(profile, black_box(request)).verdict.decision);
     }
-}
-
-/// `text` as a JSON array of strings, one per line, escaped as `serde_json` writes them.
-fn json_of(text: &[u8]) -> Vec<u8> {
-    let text = std::str::from_utf8(text).expect("the corpus is UTF-8");
-    let mut out = Vec::with_capacity(text.len() + text.len() / 16);
-    out.push(b'[');
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.push(b'"');
-        for c in line.chars() {
-            match c {
-                '"' => out.extend_from_slice(b"\\\""),
-                '\\' => out.extend_from_slice(b"\\\\"),
-                c if (c as u32) < 0x20 => {
-                    out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-                }
-                c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-            }
-        }
-        out.push(b'"');
-    }
-    out.push(b']');
-    out
 }
