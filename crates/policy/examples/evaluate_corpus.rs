@@ -6,7 +6,8 @@
 //! `get` instead of `json`, the request is a browser's GET with a query (`SCRIPT` and `SIZE`
 //! are not read): the clean request of the allocations test. With `array`, a corpus of JSON
 //! lines (`ascii-json`, `mixed`) is sent as the JSON array of its objects: an API's JSON, a
-//! few short keys and strings per object.
+//! few short keys and strings per object. With `file`, `SCRIPT` is a file sent as the body,
+//! `application/json` when its name ends in `.json`, else `text/plain` (`SIZE` is not read).
 
 use std::hint::black_box;
 
@@ -26,7 +27,10 @@ fn main() {
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
     let mode = args.get(4).map_or("text", String::as_str);
     let profile = Profile::strict();
-    let text = corpus::text(script, size);
+    let text = match mode {
+        "file" => std::fs::read(script).expect("a readable file"),
+        _ => corpus::text(script, size),
+    };
     let request = if mode == "json" {
         Request::new("POST", b"/upload")
             .header("Content-Type", b"application/json")
@@ -35,6 +39,16 @@ fn main() {
         Request::new("POST", b"/upload")
             .header("Content-Type", b"application/json")
             .body(&array_of(&text))
+    } else if mode == "file" {
+        let json = script.ends_with(".json");
+        let content_type: &[u8] = if json {
+            b"application/json"
+        } else {
+            b"text/plain"
+        };
+        Request::new("POST", b"/upload")
+            .header("Content-Type", content_type)
+            .body(&text)
     } else if mode == "get" {
         Request::new("GET", b"/search?q=caf%C3%A9+cr%C3%A8me&lang=fr&page=2")
             .header("Host", b"example.com")

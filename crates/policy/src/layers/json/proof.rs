@@ -189,7 +189,7 @@ impl<'a> Sink<'a> for Proof<'_> {
             if trigger {
                 let part = if key { Part::JsonKey } else { Part::JsonString };
                 let known = traversal::Known {
-                    text: core::str::from_utf8(value).ok(),
+                    text: utf8gate_codec::validate(value).ok(),
                     path_lookalike: None,
                     malformed: traversal::Malformed::default(),
                 };
