@@ -237,7 +237,7 @@ fn describe(name: &str) -> &'static str {
             "one object of 45 000 members, every key \"k\" (twin: k0, k1, ...)"
         }
         "json-escaped-isolated" => {
-            "one JSON string of \\u0627\\u0666 escapes: each checked alone (twin: raw)"
+            "one JSON string of \\u05d1\\u0922 escapes: each checked alone (twin: raw)"
         }
         "json-dotted-strings" => {
             "90 000 JSON strings of a.b\\/ (decoded, traversal-checked one by one; twin: ab)"

@@ -17,7 +17,8 @@
 //!    parts of the leads `C2` (Latin-1 above U+00A0), `CE`/`CF` (Greek), `E2` (spaces, ZWJ, ZWNJ,
 //!    LRM, RLM, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
 //!    `EF` (variation selectors, full-width forms that are not lookalikes), `F0` (emoji and
-//!    CJK extensions U+1F000..U+2EFFF) and `F3` (tags U+E0000..U+E0FFF); with the best-fit
+//!    CJK extensions U+1F000..U+2EFFF), `F3` (tags U+E0000..U+E0FFF) and `D8`–`DB` (Arabic
+//!    letters, not its marks, digits, punctuation or format characters); with the best-fit
 //!    table, a few blocks of those (enclosed and parenthesized forms) hold lookalikes and are
 //!    left candidates.
 //!
@@ -74,10 +75,27 @@ pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
         (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
     let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
     let tags = (b0 == 0xF3) & (b1 == 0xA0);
-    let clean = latin1 | greek | punctuation | kana | hangul | forms | astral | tags;
+    let arabic = arabic_letter(b0, b1);
+    let clean = latin1 | greek | punctuation | kana | hangul | forms | astral | tags | arabic;
     // Tested apart (and only with best fit), so that the default's scalar test, which
     // `next_clean` runs on every byte of a segment, costs nothing more.
     clean && !(cx.best_fit && best_fit_block(b0, b1, b2))
+}
+
+/// Whether `b0 b1` are an Arabic letter (U+0620..U+063F, U+0641..U+064A, U+066E..U+066F,
+/// U+0671..U+06D3, U+06D5, U+06EE..U+06EF, U+06FA..U+06FC, U+06FF): not the marks, digits,
+/// punctuation, format characters (U+061C is a bidi control) or tatweel around them.
+#[inline(always)]
+fn arabic_letter(b0: u8, b1: u8) -> bool {
+    ((b0 == 0xD8) & (b1 >= 0xA0))
+        | ((b0 == 0xD9) & (in_range(b1, 0x81, 0x8A) | in_range(b1, 0xAE, 0xAF) | (b1 >= 0xB1)))
+        | (b0 == 0xDA)
+        | ((b0 == 0xDB)
+            & (in_range(b1, 0x80, 0x93)
+                | (b1 == 0x95)
+                | in_range(b1, 0xAE, 0xAF)
+                | in_range(b1, 0xBA, 0xBC)
+                | (b1 == 0xBF)))
 }
 
 /// The blocks the refined test calls clean but that hold lookalikes of the best-fit table:

@@ -71,7 +71,7 @@ impl<const BEST_FIT: bool> Tables<BEST_FIT> {
     }
 
     /// Bit mask of the candidates among the 32 bytes at `at` whose coarse classes are `c`
-    /// (`at + 34 <= bytes.len()`). The refined tests of the leads `Cx`, `E2` and `EA`, `E3`,
+    /// (`at + 34 <= bytes.len()`). The refined tests of the leads `Cx`, `Dx`, `E2` and `EA`, `E3`,
     /// `EF`, `Fx` are only computed when `present` says the window has such a lead (decided per
     /// window rather than per block, the branches are predictable on text of one script).
     #[inline]
@@ -96,6 +96,25 @@ impl<const BEST_FIT: bool> Tables<BEST_FIT> {
             );
             let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
             clean = or(latin1, greek);
+        }
+        if present.d {
+            // Arabic letters (`arabic_letter`).
+            let d9 = or(
+                or(within(b1, 0x81, 0x8A), within(b1, 0xAE, 0xAF)),
+                ge(b1, 0xB1),
+            );
+            let db = or(
+                or(within(b1, 0x80, 0x93), eq(b1, 0x95)),
+                or(
+                    or(within(b1, 0xAE, 0xAF), within(b1, 0xBA, 0xBC)),
+                    eq(b1, 0xBF),
+                ),
+            );
+            let arabic = or(
+                or(and(eq(b0, 0xD8), ge(b1, 0xA0)), and(eq(b0, 0xD9), d9)),
+                or(eq(b0, 0xDA), and(eq(b0, 0xDB), db)),
+            );
+            clean = or(clean, arabic);
         }
         if present.e2 {
             let e2 = eq(b0, 0xE2);
@@ -179,11 +198,12 @@ impl<const BEST_FIT: bool> Tables<BEST_FIT> {
 }
 
 /// Which refined tests a window needs, from the coarse classes it has (ORed): the lead
-/// families `Cx` and `Fx`, the leads `E0`–`E2`, `EA`, `EE` (the `E2` and `EA` tests), `E3`
+/// families `Cx`, `D2`–`DF` (Arabic) and `Fx`, the leads `E0`–`E2`, `EA`, `EE` (the `E2` and `EA` tests), `E3`
 /// and `EF`.
 #[derive(Clone, Copy)]
 struct Present {
     c: bool,
+    d: bool,
     f: bool,
     e2: bool,
     e3: bool,
@@ -197,6 +217,7 @@ impl Present {
         let has = |bit: u8| _mm256_testz_si256(classes, splat(bit)) == 0;
         Present {
             c: has(0x08),
+            d: has(0x10),
             f: has(0x40),
             e2: has(0x20),
             e3: has(0x02),

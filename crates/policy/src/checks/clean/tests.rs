@@ -121,7 +121,8 @@ fn every_character_called_clean_is_clean() {
 fn common_text_is_clean() {
     let text = "déjà Straße naïve coração привет съешь 你好 日本語 テキスト 。，： 漢字 \
                 ひらがな 한국어 😀🎉👍🏽👩\u{200D}💻🇫🇷❤\u{FE0F}🧑\u{200D}🤝\u{200D}🧑✨ \
-                🏴\u{E0067}\u{E0062}\u{E007F} \u{A0}© Ξεσκεπάζω\r\n\t";
+                🏴\u{E0067}\u{E0062}\u{E007F} \u{A0}© Ξεσκεπάζω\r\n\t \
+                أنا قادر على أكل الزجاج و هذا لا يؤلمني فارسی";
     let cx = Context {
         text_content: true,
         best_fit: false,

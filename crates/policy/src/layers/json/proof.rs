@@ -28,8 +28,9 @@
 //!   across the escape, nor makes a run of non-starters with one, in the raw text or in the
 //!   value. A lone surrogate or a character the checks report fails the proof.
 //! * The traversal check reads a field whole. In valid text without lookalikes it reports only
-//!   what holds a `.` or a `%`: a string whose value holds one is decoded and checked alone
-//!   (one `memchr2` over the document finds them).
+//!   a `%` or a dot-segment: a string whose raw text may give one (`traversal_may_report`,
+//!   after one `memchr2` over the document finds the strings with a `.` or `%`) is decoded
+//!   and checked alone.
 //! * A key given twice in one object: the keys of each open object, by a cheap hash of the
 //!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
 //!   the fields report a repeat with its pointer.
@@ -159,7 +160,7 @@ impl<'a> Sink<'a> for Proof<'_> {
     ) -> Result<usize, Unproven> {
         let key = key_of.is_some();
         let mut pos = at + 1;
-        let (mut len, mut escaped, mut trigger) = (0, false, false);
+        let (mut len, mut escaped, mut escaped_trigger) = (0, false, false);
         loop {
             let special = self.specials.next(body, pos);
             len += special - pos;
@@ -171,13 +172,17 @@ impl<'a> Sink<'a> for Proof<'_> {
                     let (next, decoded) = self.escape(body, pos, key)?;
                     pos = next;
                     len += decoded.map_or(1, char::len_utf8);
-                    trigger |= matches!(decoded, Some('.' | '%'));
+                    escaped_trigger |= matches!(decoded, Some('.' | '%'));
                 }
                 _ => return Err(Unproven),
             }
         }
         let inner = at + 1..pos;
-        trigger |= self.holds_trigger(body, inner.clone());
+        // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
+        // numbers, names) are read as no dot-segment from the raw text alone.
+        let trigger = escaped_trigger
+            || (self.holds_trigger(body, inner.clone())
+                && traversal_may_report(&body[inner.clone()]));
         if trigger || key {
             let decoded;
             let value: &[u8] = if escaped {
@@ -209,6 +214,32 @@ impl<'a> Sink<'a> for Proof<'_> {
         self.proven.strings += 1;
         Ok(pos + 1)
     }
+}
+
+/// Whether the traversal check may report something in the value of the JSON string whose raw
+/// text (between its quotes, no `\u` escape making a `.` or `%`) is `raw`, from the raw text
+/// alone. In valid text without lookalikes (which the whole-text checks would have reported) it
+/// reports only a `%` (a lax second decoding) or a dot-segment: a run of one or two dots with,
+/// on each side, the value's edge or a separator. A raw `/` is one; a raw `\` ends a `\\` or
+/// starts an escape, and a hex digit may end a `\u002f`: each may make one. `false` proves
+/// there is nothing to report; `true` sends the value to the check itself.
+fn traversal_may_report(raw: &[u8]) -> bool {
+    if memchr::memchr(b'%', raw).is_some() {
+        return true;
+    }
+    let separator = |b: u8| matches!(b, b'/' | b'\\');
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'.', &raw[from..]) {
+        let at = from + p;
+        let run = raw[at..].iter().take_while(|&&b| b == b'.').count();
+        from = at + run;
+        let before = at == 0 || separator(raw[at - 1]) || raw[at - 1].is_ascii_hexdigit();
+        let after = raw.get(from).is_none_or(|&b| separator(b));
+        if run <= 2 && before && after {
+            return true;
+        }
+    }
+    false
 }
 
 impl Proof<'_> {
