@@ -227,6 +227,10 @@ fn traversal_may_report(raw: &[u8]) -> bool {
     if memchr::memchr(b'%', raw).is_some() {
         return true;
     }
+    // Without a `/` or a `\\` (so without escapes), the only segment is the whole value.
+    if memchr::memchr2(b'/', b'\\', raw).is_none() {
+        return raw == b"." || raw == b"..";
+    }
     let separator = |b: u8| matches!(b, b'/' | b'\\');
     let mut from = 0;
     while let Some(p) = memchr::memchr(b'.', &raw[from..]) {
