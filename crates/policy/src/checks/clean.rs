@@ -75,7 +75,8 @@ pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
         (b0 == 0xEF) & (((b1 == 0xB8) & (b2 <= 0x8F)) | (in_range(b1, 0xBC, 0xBD) & !lookalike));
     let astral = (b0 == 0xF0) & in_range(b1, 0x9F, 0xAE) & !((b1 == 0x9F) & (b2 == 0xBF));
     let tags = (b0 == 0xF3) & (b1 == 0xA0);
-    let arabic = arabic_letter(b0, b1);
+    // Behind a branch: on text of other scripts it is two instructions, not a dozen.
+    let arabic = in_range(b0, 0xD8, 0xDB) && arabic_letter(b0, b1);
     let clean = latin1 | greek | punctuation | kana | hangul | forms | astral | tags | arabic;
     // Tested apart (and only with best fit), so that the default's scalar test, which
     // `next_clean` runs on every byte of a segment, costs nothing more.
