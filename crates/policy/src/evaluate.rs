@@ -54,10 +54,7 @@ fn evaluate_with(
     request: &Request,
     decompose: for<'r> fn(&'r Request, &Profile) -> layers::Decomposed<'r>,
 ) -> Evaluation {
-    let options = CheckOptions {
-        lookalikes: profile.lookalikes,
-        max_nonstarters: profile.limits.max_nonstarters,
-    };
+    let options = CheckOptions::of(profile);
     // A coded body is read as the backend reads it: decoded.
     let (decoded, coding_finding) = layers::decoded(request, profile);
     let request = decoded.as_ref().unwrap_or(request);

@@ -17,6 +17,16 @@ pub(crate) struct CheckOptions {
     pub(crate) max_nonstarters: usize,
 }
 
+impl CheckOptions {
+    /// The options `profile` sets.
+    pub(crate) fn of(profile: &crate::profile::Profile) -> CheckOptions {
+        CheckOptions {
+            lookalikes: profile.lookalikes,
+            max_nonstarters: profile.limits.max_nonstarters,
+        }
+    }
+}
+
 /// The character and NFC checks of a valid run (at field offset `offset`), each over all of
 /// it. Returns the first lookalike with path syntax in its image (for the traversal check).
 #[inline(always)]

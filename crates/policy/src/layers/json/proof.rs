@@ -40,7 +40,7 @@ use core::ops::Range;
 use super::error::JsonError;
 use super::keys::ObjectKeys;
 use super::scanner::{JsonLimits, Sink, scan_into};
-use super::string::{decode_literal, hex4};
+use super::string::{Unicode, decode_literal, unicode_escape};
 use super::words::Specials;
 use crate::checks::{self, CheckOptions, clean, lookalike, nfc, traversal};
 use crate::found::{Found, KindSet};
@@ -260,21 +260,8 @@ impl Proof<'_> {
             Some(b'"' | b'\\' | b'/') => Ok((at + 2, None)),
             Some(b'n' | b'r' | b't') if !key => Ok((at + 2, None)),
             Some(b'u') => {
-                let unit = hex4(body, at + 2).ok_or(Unproven)?;
-                let (scalar, next) = match unit {
-                    0xD800..=0xDBFF => {
-                        let low = match body.get(at + 6..at + 8) {
-                            Some(b"\\u") => hex4(body, at + 8),
-                            _ => None,
-                        };
-                        let Some(low @ 0xDC00..=0xDFFF) = low else {
-                            return Err(Unproven);
-                        };
-                        let pair = (u32::from(unit - 0xD800) << 10) | u32::from(low - 0xDC00);
-                        (0x1_0000 + pair, at + 12)
-                    }
-                    0xDC00..=0xDFFF => return Err(Unproven),
-                    _ => (u32::from(unit), at + 6),
+                let (Unicode::Scalar(scalar), next) = unicode_escape(body, at)? else {
+                    return Err(Unproven);
                 };
                 let c = char::from_u32(scalar).ok_or(Unproven)?;
                 match self.alone_clean(c, key) && self.isolated_at(body, next, key) {

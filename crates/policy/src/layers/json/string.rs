@@ -56,6 +56,39 @@ pub(super) fn hex4(body: &[u8], at: usize) -> Option<u16> {
         .try_fold(0u16, |acc, &d| Some((acc << 4) | hex_digit(d)?))
 }
 
+/// What a `\\u` escape stands for.
+pub(super) enum Unicode {
+    /// A scalar value (a valid surrogate pair joined).
+    Scalar(u32),
+    /// A lone surrogate code unit (a high one not followed by a `\\u` low one, or a low one).
+    Lone(u16),
+}
+
+/// Reads the `\\u` escape whose backslash is at `at`: what it stands for and the offset just
+/// past it. A high surrogate not followed by a `\\u` low surrogate consumes only its own six
+/// bytes, so that the escape after it is read on its own.
+pub(super) fn unicode_escape(body: &[u8], at: usize) -> Result<(Unicode, usize), JsonError> {
+    let unit = hex4(body, at + 2).ok_or_else(|| syntax(at, "invalid escape"))?;
+    let next = at + 6;
+    Ok(match unit {
+        0xD800..=0xDBFF => {
+            let low = match body.get(next..next + 2) {
+                Some(b"\\u") => hex4(body, next + 2),
+                _ => None,
+            };
+            match low {
+                Some(low @ 0xDC00..=0xDFFF) => {
+                    let pair = (u32::from(unit - 0xD800) << 10) | u32::from(low - 0xDC00);
+                    (Unicode::Scalar(0x1_0000 + pair), next + 6)
+                }
+                _ => (Unicode::Lone(unit), next),
+            }
+        }
+        0xDC00..=0xDFFF => (Unicode::Lone(unit), next),
+        _ => (Unicode::Scalar(u32::from(unit)), next),
+    })
+}
+
 /// A string token decoded, before it is given its pointer.
 pub(super) struct Decoded<'a> {
     /// Span of the literal, quotes included.
@@ -102,29 +135,15 @@ impl Decoded<'_> {
             Some(b'r') => b'\r',
             Some(b't') => b'\t',
             Some(b'u') => {
-                let unit = hex4(body, at + 2).ok_or_else(|| syntax(at, "invalid escape"))?;
-                let next = at + 6;
-                match unit {
-                    0xD800..=0xDBFF => {
-                        let low = match body.get(next..next + 2) {
-                            Some(b"\\u") => hex4(body, next + 2),
-                            _ => None,
-                        };
-                        if let Some(low @ 0xDC00..=0xDFFF) = low {
-                            let high = u32::from(unit - 0xD800);
-                            let low = u32::from(low - 0xDC00);
-                            self.push_scalar(0x1_0000 + ((high << 10) | low));
-                            return Ok(next + 6);
-                        }
-                        self.push_lone(unit);
-                    }
-                    0xDC00..=0xDFFF => self.push_lone(unit),
-                    _ => {
-                        if unit == 0 {
+                let (unicode, next) = unicode_escape(body, at)?;
+                match unicode {
+                    Unicode::Scalar(scalar) => {
+                        if scalar == 0 {
                             self.escaped_nuls.push(self.value.len());
                         }
-                        self.push_scalar(u32::from(unit));
+                        self.push_scalar(scalar);
                     }
+                    Unicode::Lone(unit) => self.push_lone(unit),
                 }
                 return Ok(next);
             }

@@ -94,10 +94,7 @@ fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decompos
     if !no_identity {
         return false;
     }
-    let options = crate::checks::CheckOptions {
-        lookalikes: profile.lookalikes,
-        max_nonstarters: profile.limits.max_nonstarters,
-    };
+    let options = crate::checks::CheckOptions::of(profile);
     let Some(proven) = json::prove(doc, limits(profile), &options) else {
         return false;
     };

@@ -208,10 +208,7 @@ fn evaluation(profile: &Profile, request: &Request, proof: bool) -> crate::Evalu
 
 /// Whether the proof holds for `doc`.
 fn proven(doc: &[u8], profile: &Profile) -> bool {
-    let options = crate::checks::CheckOptions {
-        lookalikes: profile.lookalikes,
-        max_nonstarters: profile.limits.max_nonstarters,
-    };
+    let options = crate::checks::CheckOptions::of(profile);
     super::json::prove(doc, super::limits(profile), &options).is_some()
 }
 
