@@ -4,7 +4,7 @@
 
 use super::bytes::{Piece, pieces};
 use super::per_check::{CheckOptions, check_run_per_check};
-use super::{clean, lookalike, segmented, traversal, utf8};
+use super::{clean, segmented, traversal, utf8};
 use crate::found::Found;
 
 /// [`super::check_field`]'s body, inlined into each of its builds together with the scans it calls.
@@ -30,10 +30,7 @@ pub(super) fn check_field_inlined(
     }
     // Longer ASCII with nothing any character check looks for: one pass proves it valid
     // UTF-8 and clean (see `clean`), and only the traversal check is left.
-    let cx = clean::Context {
-        text_content: part.is_text_content(),
-        best_fit: options.lookalikes == lookalike::Table::BestFit,
-    };
+    let cx = clean::Context::of(part, options.lookalikes);
     if clean::is_vectorized() && clean::is_clean_ascii(bytes, cx) {
         if traversal::applies_to(part) {
             let known = traversal::Known {

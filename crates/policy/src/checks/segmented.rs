@@ -18,8 +18,8 @@
 //! bytes, after the first few), the rest of the run is one segment.
 
 use super::clean::{self, Context};
+use super::nfc;
 use super::per_check::{self, CheckOptions};
-use super::{lookalike, nfc};
 use crate::found::Found;
 use crate::location::Part;
 
@@ -48,10 +48,7 @@ pub(super) fn check_run(
     if max < nfc::max_trailing_nonstarters() || !clean::is_vectorized() {
         return per_check::check_run_per_check(part, offset, text, at_body_start, options, out);
     }
-    let cx = Context {
-        text_content: part.is_text_content(),
-        best_fit: options.lookalikes == lookalike::Table::BestFit,
-    };
+    let cx = Context::of(part, options.lookalikes);
     let bytes = text.as_bytes();
     let mut path_lookalike = None;
     let mut not_nfc = None;

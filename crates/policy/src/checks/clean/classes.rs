@@ -12,6 +12,16 @@ pub(crate) struct Context {
     pub(crate) best_fit: bool,
 }
 
+impl Context {
+    /// The context of a field of `part` checked with the lookalike table `table`.
+    pub(crate) fn of(part: crate::location::Part, table: crate::checks::lookalike::Table) -> Self {
+        Context {
+            text_content: part.is_text_content(),
+            best_fit: table == crate::checks::lookalike::Table::BestFit,
+        }
+    }
+}
+
 /// Coarse classes by high nibble of a byte; a byte is a coarse candidate when
 /// `COARSE_HI[b >> 4] & COARSE_LO[b & 15] != 0` (with [`coarse_lo`] for the part). The leads
 /// `E3` and `EF` have classes of their own, so that the classes of a block say which refined

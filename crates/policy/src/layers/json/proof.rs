@@ -42,7 +42,7 @@ use super::keys::ObjectKeys;
 use super::scanner::{JsonLimits, Sink, scan_into};
 use super::string::{Unicode, decode_literal, unicode_escape};
 use super::words::Specials;
-use crate::checks::{self, CheckOptions, clean, lookalike, nfc, traversal};
+use crate::checks::{self, CheckOptions, clean, nfc, traversal};
 use crate::found::{Found, KindSet};
 use crate::location::Part;
 
@@ -132,10 +132,12 @@ impl<'o> Proof<'o> {
 
     /// The classifier's context for a key or a value.
     fn context(&self, key: bool) -> clean::Context {
-        clean::Context {
-            text_content: !key,
-            best_fit: self.options.lookalikes == lookalike::Table::BestFit,
-        }
+        clean::Context::of(Self::part(key), self.options.lookalikes)
+    }
+
+    /// The part of a key or a value.
+    fn part(key: bool) -> Part {
+        if key { Part::JsonKey } else { Part::JsonString }
     }
 }
 
@@ -192,7 +194,7 @@ impl<'a> Sink<'a> for Proof<'_> {
                 &body[inner]
             };
             if trigger {
-                let part = if key { Part::JsonKey } else { Part::JsonString };
+                let part = Self::part(key);
                 let known = traversal::Known {
                     text: utf8gate_codec::validate(value).ok(),
                     path_lookalike: None,
@@ -295,7 +297,7 @@ impl Proof<'_> {
         if self.alone_checks > MAX_ALONE_CHECKS {
             return false;
         }
-        let part = if key { Part::JsonKey } else { Part::JsonString };
+        let part = Self::part(key);
         let mut found = Found::new(0, KindSet::default());
         let clean = nfc::is_isolated(c)
             && checks::check_text(part, text, self.options, &mut found).is_none()

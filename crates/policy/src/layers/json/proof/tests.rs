@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::checks::lookalike;
 use crate::layers::json::string::decode_literal;
 
 proptest! {
