@@ -19,7 +19,8 @@
 //! assert_eq!(verdict.decision, Decision::Reject);
 //! assert!(verdict.kinds().contains(&"traversal"));
 //! ```
-// `unsafe` is denied everywhere but in `checks::wide` (one block: AVX2 dispatch).
+// `unsafe` is denied everywhere but in `checks::wide`, `checks::clean` and
+// `layers::json::words::wide` (AVX2 dispatch and loads; ARCHITECTURE.md says why).
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

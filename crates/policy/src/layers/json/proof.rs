@@ -29,13 +29,11 @@
 //!   value. A lone surrogate or a character the checks report fails the proof.
 //! * The traversal check reads a field whole. In valid text without lookalikes it reports only
 //!   a `%` or a dot-segment: a string whose raw text may give one (`traversal_may_report`,
-//!   after one `memchr2` over the document finds the strings with a `.` or `%`) is decoded
-//!   and checked alone.
+//!   for the strings whose raw text holds a `.` or `%`, which the reading of the special bytes
+//!   notes on its way) is decoded and checked alone.
 //! * A key given twice in one object: the keys of each open object, by a cheap hash of the
 //!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
 //!   the fields report a repeat with its pointer.
-
-use core::ops::Range;
 
 use super::error::JsonError;
 use super::keys::ObjectKeys;
@@ -87,8 +85,6 @@ pub(crate) fn prove(body: &[u8], limits: JsonLimits, options: &CheckOptions) -> 
 struct Proof<'o> {
     /// The checks' options.
     options: &'o CheckOptions,
-    /// The next `.` or `%` at or after the last string searched from (`None`: none to the end).
-    trigger: Option<usize>,
     /// The keys of the open objects.
     keys: ObjectKeys,
     /// What the strings so far hold.
@@ -98,7 +94,7 @@ struct Proof<'o> {
     alone: [u32; 64],
     /// Characters of escapes checked alone so far.
     alone_checks: usize,
-    /// The special bytes of the block being read.
+    /// The special bytes (and the `.` and `%`) of the block being read.
     specials: Specials,
 }
 
@@ -111,23 +107,12 @@ impl<'o> Proof<'o> {
     fn new(options: &'o CheckOptions) -> Self {
         Proof {
             options,
-            trigger: Some(0),
             keys: ObjectKeys::default(),
             proven: Proven::default(),
             alone: [u32::MAX; 64],
             alone_checks: 0,
-            specials: Specials::default(),
+            specials: Specials::new(),
         }
-    }
-
-    /// Whether `body[range]` holds a `.` or a `%`. The search runs from a string's start only
-    /// once the last one found is behind it, so the searches of a document never overlap.
-    fn holds_trigger(&mut self, body: &[u8], range: Range<usize>) -> bool {
-        if self.trigger.is_some_and(|t| t < range.start) {
-            let rest = body.get(range.start..).unwrap_or_default();
-            self.trigger = memchr::memchr2(b'.', b'%', rest).map(|p| range.start + p);
-        }
-        self.trigger.is_some_and(|t| t < range.end)
     }
 
     /// The classifier's context for a key or a value.
@@ -154,37 +139,77 @@ impl<'a> Sink<'a> for Proof<'_> {
         self.keys.close();
     }
 
+    #[inline]
     fn string(
         &mut self,
         body: &'a [u8],
         at: usize,
         key_of: Option<usize>,
     ) -> Result<usize, Unproven> {
+        // Most strings: no escape (the first special byte is the closing quote) and no `.` or
+        // `%`, so nothing to decode or to check alone; a key is only hashed.
+        let mut raw_trigger = false;
+        let end = self.specials.next(body, at + 1, &mut raw_trigger);
+        if body.get(end) == Some(&b'"') && !raw_trigger {
+            let inner = &body[at + 1..end];
+            if let Some(object) = key_of
+                && !self.keys.insert(object, inner)
+            {
+                return Err(Unproven);
+            }
+            self.proven.bytes += inner.len() as u64;
+            self.proven.strings += 1;
+            return Ok(end + 1);
+        }
+        self.string_read(body, at, key_of, end, raw_trigger)
+    }
+}
+
+impl Proof<'_> {
+    /// [`Sink::string`] for a string the fast path did not settle (an escape, a `.` or a `%`),
+    /// from its first special byte at `first` (`raw_trigger`: a `.` or `%` before it); kept
+    /// out of line so that the fast path stays small.
+    #[inline(never)]
+    fn string_read(
+        &mut self,
+        body: &[u8],
+        at: usize,
+        key_of: Option<usize>,
+        first: usize,
+        mut raw_trigger: bool,
+    ) -> Result<usize, Unproven> {
         let key = key_of.is_some();
-        let mut pos = at + 1;
-        let (mut len, mut escaped, mut escaped_trigger) = (0, false, false);
+        let mut pos = first;
+        let (mut len, mut escaped, mut escaped_trigger) = (first - at - 1, false, false);
         loop {
-            let special = self.specials.next(body, pos);
-            len += special - pos;
-            pos = special;
             match body.get(pos) {
                 Some(b'"') => break,
                 Some(b'\\') => {
                     escaped = true;
-                    let (next, decoded) = self.escape(body, pos, key)?;
-                    pos = next;
-                    len += decoded.map_or(1, char::len_utf8);
-                    escaped_trigger |= matches!(decoded, Some('.' | '%'));
+                    match body.get(pos + 1) {
+                        // One ASCII byte that composes with nothing (in a value, `\n`, `\r`
+                        // and `\t` are clean controls).
+                        Some(b'"' | b'\\' | b'/') => (pos, len) = (pos + 2, len + 1),
+                        Some(b'n' | b'r' | b't') if !key => (pos, len) = (pos + 2, len + 1),
+                        _ => {
+                            let (next, c) = self.unicode(body, pos, key)?;
+                            pos = next;
+                            len += c.len_utf8();
+                            escaped_trigger |= matches!(c, '.' | '%');
+                        }
+                    }
                 }
                 _ => return Err(Unproven),
             }
+            let special = self.specials.next(body, pos, &mut raw_trigger);
+            len += special - pos;
+            pos = special;
         }
         let inner = at + 1..pos;
         // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
         // numbers, names) are read as no dot-segment from the raw text alone.
-        let trigger = escaped_trigger
-            || (self.holds_trigger(body, inner.clone())
-                && traversal_may_report(&body[inner.clone()]));
+        let trigger =
+            escaped_trigger || (raw_trigger && traversal_may_report(&body[inner.clone()]));
         if trigger || key {
             let decoded;
             let value: &[u8] = if escaped {
@@ -249,29 +274,21 @@ fn traversal_may_report(raw: &[u8]) -> bool {
 }
 
 impl Proof<'_> {
-    /// The escape whose backslash is at `at` in a key or a value, when the proof can take
-    /// it: the offset past it, and the character a `\u` escape decodes to; `None` for the
-    /// others, which decode to one byte.
-    fn escape(
-        &mut self,
-        body: &[u8],
-        at: usize,
-        key: bool,
-    ) -> Result<(usize, Option<char>), Unproven> {
-        match body.get(at + 1) {
-            Some(b'"' | b'\\' | b'/') => Ok((at + 2, None)),
-            Some(b'n' | b'r' | b't') if !key => Ok((at + 2, None)),
-            Some(b'u') => {
-                let (Unicode::Scalar(scalar), next) = unicode_escape(body, at)? else {
-                    return Err(Unproven);
-                };
-                let c = char::from_u32(scalar).ok_or(Unproven)?;
-                match self.alone_clean(c, key) && self.isolated_at(body, next, key) {
-                    true => Ok((next, Some(c))),
-                    false => Err(Unproven),
-                }
-            }
-            _ => Err(Unproven),
+    /// The `\u` escape whose backslash is at `at` in a key or a value, when the proof can take
+    /// it: the offset past it and the character it decodes to (the other escapes are read by
+    /// the caller; any else fails the proof). Out of line: most escapes are of one byte.
+    #[inline(never)]
+    fn unicode(&mut self, body: &[u8], at: usize, key: bool) -> Result<(usize, char), Unproven> {
+        if body.get(at + 1) != Some(&b'u') {
+            return Err(Unproven);
+        }
+        let (Unicode::Scalar(scalar), next) = unicode_escape(body, at)? else {
+            return Err(Unproven);
+        };
+        let c = char::from_u32(scalar).ok_or(Unproven)?;
+        match self.alone_clean(c, key) && self.isolated_at(body, next, key) {
+            true => Ok((next, c)),
+            false => Err(Unproven),
         }
     }
 

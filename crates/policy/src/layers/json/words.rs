@@ -84,7 +84,9 @@ pub(super) fn long_run(bytes: &[u8]) -> usize {
 
 /// The quotes, backslashes and control bytes of a document, found 64 bytes at a time: one
 /// mask for the block being read, so that an escape-dense string costs a few instructions per
-/// escape rather than a search set up for each run (the proof of `super::proof`).
+/// escape rather than a search set up for each run (the proof of `super::proof`). The same
+/// reading notes whether the bytes passed over hold a `.` or a `%` (what may make the traversal
+/// check report anything), so that a string's text is read once for both.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Specials {
     /// Offset of the block in the document.
@@ -93,20 +95,38 @@ pub(super) struct Specials {
     width: usize,
     /// Bit `i` set when the byte at `base + i` is special.
     mask: u64,
+    /// Bit `i` set when the byte at `base + i` is a `.` or a `%`.
+    triggers: u64,
+    /// Whether the CPU has AVX2: the reading of blocks is then compiled for it.
+    avx2: bool,
 }
 
 impl Specials {
+    /// A window before the first block, with the CPU's vector width detected.
+    pub(super) fn new() -> Self {
+        Specials {
+            avx2: has_avx2(),
+            ..Specials::default()
+        }
+    }
+
     /// The offset of the first `"`, `\\` or control byte of `body` at or after `pos`, or the
-    /// length of `body`. Calls with increasing `pos` over one document read each block once.
+    /// length of `body`; sets `triggered` when a byte from `pos` up to that offset is a `.` or
+    /// a `%` (never clears it). Calls with increasing `pos` over one document read each block
+    /// once.
     #[inline(always)]
-    pub(super) fn next(&mut self, body: &[u8], mut pos: usize) -> usize {
+    pub(super) fn next(&mut self, body: &[u8], mut pos: usize, triggered: &mut bool) -> usize {
         loop {
             let off = pos.wrapping_sub(self.base);
             if off < self.width {
                 let rest = self.mask >> off;
+                let passed = self.triggers >> off;
                 if rest != 0 {
-                    return pos + rest.trailing_zeros() as usize;
+                    let n = rest.trailing_zeros();
+                    *triggered |= passed & ((1u64 << n) - 1) != 0;
+                    return pos + n as usize;
                 }
+                *triggered |= passed != 0;
                 pos = self.base + self.width;
             }
             let Some(block) = body.get(pos..).filter(|b| !b.is_empty()) else {
@@ -114,27 +134,69 @@ impl Specials {
             };
             self.base = pos;
             self.width = block.len().min(64);
-            self.mask = block_mask(block);
+            (self.mask, self.triggers) = wide::block_masks(block, self.avx2);
             if self.mask == 0 && block.len() > 64 {
-                // 64 plain bytes: a long run of text, searched rather than masked.
-                pos += 64 + long_run(&block[64..]);
+                // 64 plain bytes: a long run of text, read a block at a time without masks.
+                *triggered |= self.triggers != 0;
+                let (plain, trigger) = wide::plain_blocks(&block[64..], self.avx2);
+                *triggered |= trigger;
+                pos += 64 + plain;
             }
         }
     }
 }
 
-/// The mask of the special bytes among the first 64 of `bytes` (fewer at the end): a flag
-/// byte for each (a loop LLVM turns into vector compares), then eight flags at a time packed
-/// into bits by one multiplication (their products land in distinct bits: no carries).
+/// The length of the leading whole 64-byte blocks of `bytes` without a `"`, `\\` or control
+/// byte, and whether they hold a `.` or a `%`: one pass of flags ORed per block (a loop LLVM
+/// vectorizes), so that long strings of text cost little more than a copy.
 #[inline(always)]
-fn block_mask(bytes: &[u8]) -> u64 {
+pub(super) fn plain_blocks(bytes: &[u8]) -> (usize, bool) {
+    let (mut at, mut trigger) = (0, 0u8);
+    for block in bytes.chunks_exact(64) {
+        let (mut special, mut dot) = (0u8, 0u8);
+        for &b in block {
+            special |= u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b < 0x20);
+            dot |= u8::from(b == b'.') | u8::from(b == b'%');
+        }
+        if special != 0 {
+            break;
+        }
+        trigger |= dot;
+        at += 64;
+    }
+    (at, trigger != 0)
+}
+
+/// The masks of the special bytes and of the `.` and `%` among the first 64 of `bytes` (fewer
+/// at the end): a flag byte for each (a loop LLVM turns into vector compares), then eight
+/// flags at a time packed into bits by one multiplication (their products land in distinct
+/// bits: no carries).
+#[inline(always)]
+pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
     let mut block = [b' '; 64];
     let n = bytes.len().min(64);
     block[..n].copy_from_slice(&bytes[..n]);
     let mut flags = [0u8; 64];
-    for (flag, &b) in flags.iter_mut().zip(&block) {
+    let mut dots = [0u8; 64];
+    for ((flag, dot), &b) in flags.iter_mut().zip(dots.iter_mut()).zip(&block) {
         *flag = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
+        *dot = u8::from((b == b'.') | (b == b'%'));
     }
+    (pack(&flags), pack(&dots))
+}
+
+/// Whether the CPU has AVX2 (detected once; later calls read a cached flag).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return true;
+    }
+    false
+}
+
+/// 64 flag bytes (0 or 1) as the bits of a mask.
+#[inline(always)]
+fn pack(flags: &[u8; 64]) -> u64 {
     let mut mask = 0;
     for (k, eight) in flags.chunks_exact(8).enumerate() {
         let mut word = [0u8; 8];
@@ -144,6 +206,8 @@ fn block_mask(bytes: &[u8]) -> u64 {
     }
     mask
 }
+
+mod wide;
 
 #[cfg(test)]
 mod tests {
@@ -155,19 +219,25 @@ mod tests {
         #[test]
         fn the_window_finds_what_bytes_find(
             bytes in prop::collection::vec(
-                prop_oneof![4 => Just(b'a'), 1 => prop::sample::select(b"\"\\\x00\x1f\x20\x7f\x80\xff".to_vec())],
-                0..300,
+                prop_oneof![
+                    8 => Just(b'a'),
+                    1 => prop::sample::select(b"\"\\\x00\x1f\x20\x7f\x80\xff.%".to_vec()),
+                ],
+                0..600,
             ),
             steps in prop::collection::vec(0usize..90, 1..20),
         ) {
             let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-            let mut window = super::Specials::default();
+            let mut window = super::Specials::new();
             let mut pos = 0;
             for step in steps {
                 pos += step;
                 let expected = bytes.iter().skip(pos).position(|&b| special(b)).map_or(bytes.len(), |i| pos + i);
-                let found = window.next(&bytes, pos);
+                let mut triggered = false;
+                let found = window.next(&bytes, pos, &mut triggered);
                 prop_assert_eq!(found, expected.max(pos.min(bytes.len())));
+                let passed = bytes.get(pos..found).unwrap_or_default();
+                prop_assert_eq!(triggered, passed.iter().any(|&b| b == b'.' || b == b'%'));
             }
         }
     }

@@ -36,20 +36,23 @@ proptest! {
     }
 }
 
-/// The search for `.` and `%` runs once over the document, whatever the number of strings.
+/// Only the strings whose raw text holds a `.` or `%` leave the fast path, and what they
+/// hold is read in the same pass as their special bytes: a document of strings with and
+/// without them is proven, and one whose dotted string makes a dot-segment is not.
 #[test]
-fn the_trigger_search_never_goes_back() {
+fn dots_are_noted_per_string() {
     let options = CheckOptions {
         lookalikes: lookalike::Table::Default,
         max_nonstarters: 30,
     };
-    let mut p = Proof::new(&options);
-    let body = b"\"a\" \"b.c\" \"d\" \"e\" \"%\"";
-    let strings = [1..2, 5..8, 11..12, 15..16, 19..20];
-    let found: Vec<bool> = strings
-        .iter()
-        .map(|r| p.holds_trigger(body, r.clone()))
-        .collect();
-    assert_eq!(found, [false, true, false, false, true]);
-    assert_eq!(p.trigger, Some(19));
+    let limits = JsonLimits {
+        max_depth: 8,
+        max_strings: 100,
+    };
+    let filler = "x".repeat(200);
+    let clean = format!(r#"["a", "b.c", "{filler}", "{filler}.{filler}", "100%", "d"]"#);
+    let proven = prove(clean.as_bytes(), limits, &options).expect("proven");
+    assert_eq!(proven.strings, 6);
+    let dotted = format!(r#"["a", "{filler}", "x/../y", "d"]"#);
+    assert_eq!(prove(dotted.as_bytes(), limits, &options), None);
 }
