@@ -148,9 +148,9 @@ impl<'a> Sink<'a> for Proof<'_> {
     ) -> Result<usize, Unproven> {
         // Most strings: no escape (the first special byte is the closing quote) and no `.` or
         // `%`, so nothing to decode or to check alone; a key is only hashed.
-        let mut raw_trigger = false;
-        let end = self.specials.next(body, at + 1, &mut raw_trigger);
-        if body.get(end) == Some(&b'"') && !raw_trigger {
+        self.specials.begin(at + 1);
+        let end = self.specials.next(body, at + 1);
+        if body.get(end) == Some(&b'"') && !self.specials.triggered(end) {
             let inner = &body[at + 1..end];
             if let Some(object) = key_of
                 && !self.keys.insert(object, inner)
@@ -161,13 +161,13 @@ impl<'a> Sink<'a> for Proof<'_> {
             self.proven.strings += 1;
             return Ok(end + 1);
         }
-        self.string_read(body, at, key_of, end, raw_trigger)
+        self.string_read(body, at, key_of, end)
     }
 }
 
 impl Proof<'_> {
     /// [`Sink::string`] for a string the fast path did not settle (an escape, a `.` or a `%`),
-    /// from its first special byte at `first` (`raw_trigger`: a `.` or `%` before it); kept
+    /// from its first special byte at `first`; kept
     /// out of line so that the fast path stays small.
     #[inline(never)]
     fn string_read(
@@ -176,7 +176,6 @@ impl Proof<'_> {
         at: usize,
         key_of: Option<usize>,
         first: usize,
-        mut raw_trigger: bool,
     ) -> Result<usize, Unproven> {
         let key = key_of.is_some();
         let mut pos = first;
@@ -201,15 +200,15 @@ impl Proof<'_> {
                 }
                 _ => return Err(Unproven),
             }
-            let special = self.specials.next(body, pos, &mut raw_trigger);
+            let special = self.specials.next(body, pos);
             len += special - pos;
             pos = special;
         }
         let inner = at + 1..pos;
         // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
         // numbers, names) are read as no dot-segment from the raw text alone.
-        let trigger =
-            escaped_trigger || (raw_trigger && traversal_may_report(&body[inner.clone()]));
+        let trigger = escaped_trigger
+            || (self.specials.triggered(pos) && traversal_may_report(&body[inner.clone()]));
         if trigger || key {
             let decoded;
             let value: &[u8] = if escaped {

@@ -99,6 +99,10 @@ pub(super) struct Specials {
     triggers: u64,
     /// Whether the CPU has AVX2: the reading of blocks is then compiled for it.
     avx2: bool,
+    /// Where the string being read starts (the last [`Specials::begin`]).
+    start: usize,
+    /// Whether a block left since the last [`Specials::begin`] had a trigger in the string.
+    passed: bool,
 }
 
 impl Specials {
@@ -110,36 +114,57 @@ impl Specials {
         }
     }
 
-    /// The offset of the first `"`, `\\` or control byte of `body` at or after `pos`, or the
-    /// length of `body`; sets `triggered` when a byte from `pos` up to that offset is a `.` or
-    /// a `%` (never clears it). Calls with increasing `pos` over one document read each block
-    /// once.
+    /// Starts the reading of a string at `start`: [`Specials::triggered`] then covers the
+    /// bytes from there.
     #[inline(always)]
-    pub(super) fn next(&mut self, body: &[u8], mut pos: usize, triggered: &mut bool) -> usize {
+    pub(super) fn begin(&mut self, start: usize) {
+        self.passed = false;
+        self.start = start;
+    }
+
+    /// Whether the bytes from the last [`Specials::begin`] up to `end` (the last offset
+    /// [`Specials::next`] returned) hold a trigger ([`triggers`]): the blocks left since, and
+    /// the current block's bits in the range.
+    #[inline(always)]
+    pub(super) fn triggered(&self, end: usize) -> bool {
+        let from = self.start.saturating_sub(self.base);
+        let to = end.saturating_sub(self.base).min(64);
+        let range = match from < to {
+            true => (u64::MAX >> (64 - to)) & (u64::MAX << from),
+            false => 0,
+        };
+        self.passed || self.triggers & range != 0
+    }
+
+    /// The offset of the first `"`, `\\` or control byte of `body` at or after `pos`, or the
+    /// length of `body`. `pos` is at or after the last offset returned (or the first call's):
+    /// the calls over one document read each block once, and note the triggers of the blocks
+    /// they leave for [`Specials::triggered`].
+    #[inline(always)]
+    pub(super) fn next(&mut self, body: &[u8], mut pos: usize) -> usize {
         loop {
             let off = pos.wrapping_sub(self.base);
             if off < self.width {
                 let rest = self.mask >> off;
-                let passed = self.triggers >> off;
                 if rest != 0 {
-                    let n = rest.trailing_zeros();
-                    *triggered |= passed & ((1u64 << n) - 1) != 0;
-                    return pos + n as usize;
+                    return pos + rest.trailing_zeros() as usize;
                 }
-                *triggered |= passed != 0;
                 pos = self.base + self.width;
             }
             let Some(block) = body.get(pos..).filter(|b| !b.is_empty()) else {
                 return body.len();
             };
+            // The block being left: its triggers from the string's start on are the string's.
+            let from = self.start.saturating_sub(self.base);
+            self.passed |= from < 64 && self.triggers >> from != 0;
             self.base = pos;
             self.width = block.len().min(64);
             (self.mask, self.triggers) = wide::block_masks(block, self.avx2);
             if self.mask == 0 && block.len() > 64 {
                 // 64 plain bytes: a long run of text, read a block at a time without masks.
-                *triggered |= self.triggers != 0;
+                self.passed |= self.triggers != 0;
                 let (plain, trigger) = wide::plain_blocks(&block[64..], self.avx2);
-                *triggered |= trigger;
+                self.passed |= trigger;
                 pos += 64 + plain;
             }
         }
@@ -147,16 +172,23 @@ impl Specials {
 }
 
 /// The length of the leading whole 64-byte blocks of `bytes` without a `"`, `\\` or control
-/// byte, and whether they hold a `.` or a `%`: one pass of flags ORed per block (a loop LLVM
-/// vectorizes), so that long strings of text cost little more than a copy.
+/// byte, and whether they hold a trigger ([`triggers`]): one pass of flags ORed per block (a
+/// loop LLVM vectorizes), so that long strings of text cost little more than a copy.
 #[inline(always)]
 pub(super) fn plain_blocks(bytes: &[u8]) -> (usize, bool) {
     let (mut at, mut trigger) = (0, 0u8);
-    for block in bytes.chunks_exact(64) {
+    for (k, block) in bytes.chunks_exact(64).enumerate() {
         let (mut special, mut dot) = (0u8, 0u8);
-        for &b in block {
+        // The byte after the block, as one that ends a segment if it may (`triggers`).
+        let after = match ends_segment(bytes.get(64 * (k + 1))) {
+            true => b'/',
+            false => b' ',
+        };
+        for (i, &b) in block.iter().enumerate() {
+            // In a plain block, only a `/` can follow a dot as a separator.
+            let next = block.get(i + 1).copied().unwrap_or(after);
             special |= u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b < 0x20);
-            dot |= u8::from(b == b'.') | u8::from(b == b'%');
+            dot |= u8::from(b == b'%') | (u8::from(b == b'.') & u8::from(next == b'/'));
         }
         if special != 0 {
             break;
@@ -167,22 +199,47 @@ pub(super) fn plain_blocks(bytes: &[u8]) -> (usize, bool) {
     (at, trigger != 0)
 }
 
-/// The masks of the special bytes and of the `.` and `%` among the first 64 of `bytes` (fewer
-/// at the end): a flag byte for each (a loop LLVM turns into vector compares), then eight
-/// flags at a time packed into bits by one multiplication (their products land in distinct
-/// bits: no carries).
+/// The triggers of a block from its masks of `.`, `%` and of the bytes that may end a
+/// dot-segment after a dot (`/`, `\\`, `"`): every `%`, and every `.` followed by one of them
+/// (`next_ends`: the byte after the block is one, or there is none). A dot-segment in a
+/// string's value ends at a separator or at the value's end, so its last dot is followed in
+/// the raw text by a `/`, a `\\` (a `\\\\` or an escape that may make one) or the closing
+/// quote: a string without a trigger has none (`proof::traversal_may_report` reads the others).
+#[inline(always)]
+pub(super) fn triggers(dots: u64, percents: u64, enders: u64, next_ends: bool) -> u64 {
+    percents | (dots & ((enders >> 1) | u64::from(next_ends) << 63))
+}
+
+/// Whether `next` (the byte after a block, if any) may end a dot-segment (see [`triggers`]).
+#[inline(always)]
+pub(super) fn ends_segment(next: Option<&u8>) -> bool {
+    next.is_none_or(|b| matches!(b, b'/' | b'\\' | b'"'))
+}
+
+/// The masks of the special bytes and of the triggers ([`triggers`]) among the first 64 of
+/// `bytes` (fewer at the end): a flag byte for each (a loop LLVM turns into vector compares),
+/// then eight flags at a time packed into bits by one multiplication (their products land in
+/// distinct bits: no carries).
 #[inline(always)]
 pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
     let mut block = [b' '; 64];
     let n = bytes.len().min(64);
     block[..n].copy_from_slice(&bytes[..n]);
-    let mut flags = [0u8; 64];
-    let mut dots = [0u8; 64];
-    for ((flag, dot), &b) in flags.iter_mut().zip(dots.iter_mut()).zip(&block) {
-        *flag = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
-        *dot = u8::from((b == b'.') | (b == b'%'));
+    let (mut flags, mut dots, mut percents, mut enders) =
+        ([0u8; 64], [0u8; 64], [0u8; 64], [0u8; 64]);
+    for (i, &b) in block.iter().enumerate() {
+        flags[i] = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
+        dots[i] = u8::from(b == b'.');
+        percents[i] = u8::from(b == b'%');
+        enders[i] = u8::from((b == b'/') | (b == b'\\') | (b == b'"'));
     }
-    (pack(&flags), pack(&dots))
+    // Past the end of the bytes, as past the end of a value.
+    enders[n..].fill(1);
+    let next_ends = ends_segment(bytes.get(64));
+    (
+        pack(&flags),
+        triggers(pack(&dots), pack(&percents), pack(&enders), next_ends),
+    )
 }
 
 /// Whether the CPU has AVX2 (detected once; later calls read a cached flag).
@@ -215,13 +272,14 @@ mod tests {
 
     proptest! {
         /// The window finds every special byte in order, as a byte-by-byte search does, from
-        /// any sequence of increasing starts.
+        /// any sequence of starts each at or after the last offset found (as the proof reads:
+        /// the next string or the byte after an escape), and notes the triggers between.
         #[test]
         fn the_window_finds_what_bytes_find(
             bytes in prop::collection::vec(
                 prop_oneof![
                     8 => Just(b'a'),
-                    1 => prop::sample::select(b"\"\\\x00\x1f\x20\x7f\x80\xff.%".to_vec()),
+                    1 => prop::sample::select(b"\"\\\x00\x1f\x20\x7f\x80\xff.%/".to_vec()),
                 ],
                 0..600,
             ),
@@ -229,15 +287,22 @@ mod tests {
         ) {
             let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
             let mut window = super::Specials::new();
-            let mut pos = 0;
+            let mut last = 0;
             for step in steps {
-                pos += step;
+                let pos = last + step;
                 let expected = bytes.iter().skip(pos).position(|&b| special(b)).map_or(bytes.len(), |i| pos + i);
-                let mut triggered = false;
-                let found = window.next(&bytes, pos, &mut triggered);
+                window.begin(pos);
+                let found = window.next(&bytes, pos);
+                let triggered = window.triggered(found);
                 prop_assert_eq!(found, expected.max(pos.min(bytes.len())));
+                // A trigger is sound (every `%`, every `.` before a `/`, `\\` or `"`, wherever
+                // that byte is, or at the end) and only ever a `.` or `%`.
                 let passed = bytes.get(pos..found).unwrap_or_default();
-                prop_assert_eq!(triggered, passed.iter().any(|&b| b == b'.' || b == b'%'));
+                let ender = |i: usize| bytes.get(i).is_none_or(|b| b"/\\\"".contains(b));
+                let must = (pos..found).any(|i| bytes[i] == b'%' || (bytes[i] == b'.' && ender(i + 1)));
+                prop_assert!(triggered || !must);
+                prop_assert!(!triggered || passed.iter().any(|&b| b == b'.' || b == b'%'));
+                last = found;
             }
         }
     }
