@@ -15,7 +15,7 @@
 //!    `D0`–`D1`, Han `E4`–`E9` and Hangul `EB`–`ED`.
 //! 2. **Refined** ([`refined_clean`]), only for blocks the coarse test flags: clears the clean
 //!    parts of the leads `C2` (Latin-1 above U+00A0), `CE`/`CF` (Greek), `E2` (spaces, ZWJ, ZWNJ,
-//!    LRM, RLM, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
+//!    LRM, RLM, dashes, curly quotes, arrows, symbols, dingbats), `E3` (CJK punctuation, kana), `EA` (Hangul),
 //!    `EF` (variation selectors, full-width forms that are not lookalikes), `F0` (emoji and
 //!    CJK extensions U+1F000..U+2EFFF), `F3` (tags U+E0000..U+E0FFF) and `D8`–`DB` (Arabic
 //!    letters, not its marks, digits, punctuation or format characters); with the best-fit
@@ -63,7 +63,7 @@ pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
     let latin1 = (b0 == 0xC2) & (b1 >= 0xA0) & !matches!(b1, 0xA5 | 0xAB | 0xAD | 0xBB);
     let greek = ((b0 == 0xCE) & (b1 != 0x87)) | (b0 == 0xCF);
     let punctuation = (b0 == 0xE2)
-        & (((b1 == 0x80) & in_range(b2, 0x82, 0x8F))
+        & (((b1 == 0x80) & (in_range(b2, 0x82, 0x8F) | typographic(b2, cx.best_fit)))
             | (in_range(b1, 0x85, 0xAA) & (b1 != 0x88) & (b1 != 0x8C)));
     let kana = (b0 == 0xE3)
         & !(((b1 == 0x80) & in_range(b2, 0xAA, 0xAF)) | ((b1 == 0x82) & in_range(b2, 0x99, 0x9A)));
@@ -81,6 +81,16 @@ pub(crate) fn refined_clean(b0: u8, b1: u8, b2: u8, cx: Context) -> bool {
     // Tested apart (and only with best fit), so that the default's scalar test, which
     // `next_clean` runs on every byte of a segment, costs nothing more.
     clean && !(cx.best_fit && best_fit_block(b0, b1, b2))
+}
+
+/// Whether `E2 80 b2` is typographic punctuation of prose: the figure, en and em dashes and
+/// the other dashes (U+2012..U+2017), the curly quotes (U+2018..U+201F, lookalikes of `'` and
+/// `"` in the best-fit table only) and dagger, double dagger and bullet (U+2020..U+2022). Not
+/// the hyphens U+2010 and U+2011 (lookalikes of `-`) nor the leaders after them (U+2024,
+/// U+2025 read as `.` and `..` once folded).
+#[inline(always)]
+fn typographic(b2: u8, best_fit: bool) -> bool {
+    in_range(b2, 0x92, 0x97) | (in_range(b2, 0x98, 0x9F) & !best_fit) | in_range(b2, 0xA0, 0xA2)
 }
 
 /// Whether `b0 b1` are an Arabic letter (U+0620..U+063F, U+0641..U+064A, U+066E..U+066F,

@@ -124,7 +124,13 @@ impl<const BEST_FIT: bool> Tables<BEST_FIT> {
                 not_symbols = or(not_symbols, enclosed);
             }
             let symbols = andnot(not_symbols, within(b1, 0x85, 0xAA));
-            let spaces = and(eq(b1, 0x80), within(b2, 0x82, 0x8F));
+            // Spaces and format characters, then dashes, quotes and bullets (`typographic`).
+            let typographic = if BEST_FIT {
+                or(within(b2, 0x92, 0x97), within(b2, 0xA0, 0xA2))
+            } else {
+                within(b2, 0x92, 0xA2)
+            };
+            let spaces = and(eq(b1, 0x80), or(within(b2, 0x82, 0x8F), typographic));
             let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
             clean = or(clean, or(and(e2, or(spaces, symbols)), hangul));
         }
