@@ -33,8 +33,6 @@ pub(crate) struct Collector<'p> {
     pub(crate) not_text: Option<String>,
     /// Occurrences recorded.
     seen: u64,
-    /// [`Collector::may_rewrite`] of each location class asked about so far, by class.
-    rewrite_sets: [Option<KindSet>; LocationClass::ALL.len()],
 }
 
 impl<'p> Collector<'p> {
@@ -55,7 +53,6 @@ impl<'p> Collector<'p> {
             stopped_early: false,
             not_text: None,
             seen: 0,
-            rewrite_sets: [None; LocationClass::ALL.len()],
         }
     }
 
@@ -144,21 +141,9 @@ impl<'p> Collector<'p> {
     /// The kinds whose action may rewrite in location class of `part`: the profile's rules,
     /// and every identity kind when the profile names identity fields (exclusions only ever
     /// turn an action into `excluded`, so this is a superset of what a field rewrites).
-    pub(crate) fn may_rewrite(&mut self, part: crate::location::Part) -> KindSet {
-        // Asked for every field: worked out once per location class and request.
-        let class = part.class();
-        if let Some(set) = self.rewrite_sets[class as usize] {
-            return set;
-        }
-        let mut set = KindSet::default();
-        for &kind in FindingKind::ALL {
-            let identity = kind.is_identity() && !self.profile.identities.is_empty();
-            if identity || self.profile.action(kind, part).rewrites() {
-                set.insert(kind);
-            }
-        }
-        self.rewrite_sets[class as usize] = Some(set);
-        set
+    pub(crate) fn may_rewrite(&self, part: crate::location::Part) -> KindSet {
+        // Asked for every field: the profile tabulated it when its rules were set.
+        KindSet::from_bits(self.profile.rewriting(part.class()))
     }
 
     /// Records everything one field's checks found, at `location`: every kind's action (its

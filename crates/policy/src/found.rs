@@ -39,6 +39,11 @@ impl KindSet {
     #[cfg(test)]
     pub(crate) const ALL: KindSet = KindSet(u64::MAX);
 
+    /// The kinds of the bits set in `bits` (bit `kind.index()` for each).
+    pub(crate) fn from_bits(bits: u64) -> KindSet {
+        KindSet(bits)
+    }
+
     /// Adds `kind`.
     pub(crate) fn insert(&mut self, kind: FindingKind) {
         self.0 |= 1 << kind.index();
@@ -180,6 +185,7 @@ impl Found {
 
     /// On the heap when there is anything, `None` when nothing was reported: what a field
     /// keeps of its layers' findings (most fields have none, and a `Found` is large).
+    #[inline]
     pub(crate) fn boxed(self) -> Option<Box<Found>> {
         (!self.is_empty()).then(|| Box::new(self))
     }

@@ -77,6 +77,10 @@ pub struct Profile {
     /// change: [`Profile::action`] is asked per kind and field, and two map searches each time
     /// were a fifth of a GET's evaluation.
     actions: Vec<[Action; LocationClass::ALL.len()]>,
+    /// For each location class, the kinds (bit `kind.index()`) whose action there rewrites,
+    /// and (last) the kinds of identity fields: what the collection of a request asks for its
+    /// first field of each class, worked out with `actions`.
+    rewriting: [u64; LocationClass::ALL.len() + 1],
 }
 
 use Action::*;
@@ -159,6 +163,7 @@ impl Profile {
             identities: Vec::new(),
             rules,
             actions: Vec::new(),
+            rewriting: [0; LocationClass::ALL.len() + 1],
         };
         profile.tabulate();
         profile
@@ -212,6 +217,29 @@ impl Profile {
                 })
             })
             .collect();
+        self.rewriting = [0; LocationClass::ALL.len() + 1];
+        for &kind in FindingKind::ALL {
+            let bit = 1u64 << kind.index();
+            for class in LocationClass::ALL {
+                if self.actions[kind.index()][class as usize].rewrites() {
+                    self.rewriting[class as usize] |= bit;
+                }
+            }
+            if kind.is_identity() {
+                self.rewriting[LocationClass::ALL.len()] |= bit;
+            }
+        }
+    }
+
+    /// The kinds (bit `kind.index()`) a field of class `class` may have rewritten: those whose
+    /// action there rewrites, and the identity kinds when the profile has identity fields
+    /// (their action is the identity table's).
+    pub(crate) fn rewriting(&self, class: LocationClass) -> u64 {
+        let identities = match self.identities.is_empty() {
+            true => 0,
+            false => self.rewriting[LocationClass::ALL.len()],
+        };
+        self.rewriting[class as usize] | identities
     }
 
     /// The rule of one kind.
