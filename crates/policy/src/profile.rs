@@ -18,6 +18,7 @@ mod error;
 mod limits;
 mod raw_rule;
 mod readings;
+mod table;
 pub use error::ProfileError;
 use error::{line_of, nth_line_of};
 pub use limits::Limits;
@@ -26,6 +27,7 @@ pub use readings::{
     ArchiveContentsReading, CharsetReading, CodingReading, PartEncodingReading, PathBackend,
     Readings, XmlDoctypeReading, YamlAliasReading,
 };
+use table::ActionTable;
 
 /// The action for one kind: a default and per-class overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,13 +76,8 @@ pub struct Profile {
     pub identities: Vec<Identity>,
     rules: BTreeMap<FindingKind, Rule>,
     /// Every kind's action in every location class, worked out from `rules` whenever they
-    /// change: [`Profile::action`] is asked per kind and field, and two map searches each time
-    /// were a fifth of a GET's evaluation.
-    actions: Vec<[Action; LocationClass::ALL.len()]>,
-    /// For each location class, the kinds (bit `kind.index()`) whose action there rewrites,
-    /// and (last) the kinds of identity fields: what the collection of a request asks for its
-    /// first field of each class, worked out with `actions`.
-    rewriting: [u64; LocationClass::ALL.len() + 1],
+    /// change: [`Profile::action`] is asked per kind and field.
+    table: ActionTable,
 }
 
 use Action::*;
@@ -162,8 +159,7 @@ impl Profile {
             exclusions: Vec::new(),
             identities: Vec::new(),
             rules,
-            actions: Vec::new(),
-            rewriting: [0; LocationClass::ALL.len() + 1],
+            table: ActionTable::of(|_, _| Reject),
         };
         profile.tabulate();
         profile
@@ -206,40 +202,19 @@ impl Profile {
         self.tabulate();
     }
 
-    /// Works out `actions` from `rules`.
+    /// Works out the table from `rules`.
     fn tabulate(&mut self) {
-        self.actions = FindingKind::ALL
-            .iter()
-            .map(|&kind| {
-                LocationClass::ALL.map(|class| match self.rules.get(&kind) {
-                    Some(rule) => rule.classes.get(&class).copied().unwrap_or(rule.default),
-                    None => Reject,
-                })
-            })
-            .collect();
-        self.rewriting = [0; LocationClass::ALL.len() + 1];
-        for &kind in FindingKind::ALL {
-            let bit = 1u64 << kind.index();
-            for class in LocationClass::ALL {
-                if self.actions[kind.index()][class as usize].rewrites() {
-                    self.rewriting[class as usize] |= bit;
-                }
-            }
-            if kind.is_identity() {
-                self.rewriting[LocationClass::ALL.len()] |= bit;
-            }
-        }
+        let rules = &self.rules;
+        self.table = ActionTable::of(|kind, class| match rules.get(&kind) {
+            Some(rule) => rule.classes.get(&class).copied().unwrap_or(rule.default),
+            None => Reject,
+        });
     }
 
     /// The kinds (bit `kind.index()`) a field of class `class` may have rewritten: those whose
-    /// action there rewrites, and the identity kinds when the profile has identity fields
-    /// (their action is the identity table's).
+    /// action there rewrites, and the identity kinds when the profile has identity fields.
     pub(crate) fn rewriting(&self, class: LocationClass) -> u64 {
-        let identities = match self.identities.is_empty() {
-            true => 0,
-            false => self.rewriting[LocationClass::ALL.len()],
-        };
-        self.rewriting[class as usize] | identities
+        self.table.rewriting(class, !self.identities.is_empty())
     }
 
     /// The rule of one kind.
@@ -249,9 +224,7 @@ impl Profile {
 
     /// The action for `kind` found in `part`.
     pub fn action(&self, kind: FindingKind, part: Part) -> Action {
-        self.actions
-            .get(kind.index())
-            .map_or(Reject, |row| row[part.class() as usize])
+        self.table.action(kind, part.class())
     }
 
     /// Loads a profile from TOML. `source` names the text in errors (a file path, say).

@@ -126,6 +126,8 @@ pub const NAMES: &[&str] = &[
     "json-escaped-isolated",
     "json-dotted-strings",
     "json-proof-fails-last",
+    "json-escaped-quotes",
+    "json-dot-slash-strings",
     "xml-nul-references",
     "xml-many-attributes",
     "xml-many-elements",
@@ -244,6 +246,10 @@ fn describe(name: &str) -> &'static str {
         }
         "json-proof-fails-last" => {
             "90 000 clean JSON strings, the last one \\u0000: proven, then read as fields"
+        }
+        "json-escaped-quotes" => "one JSON string of \\\" escapes: proven, one escape / 2 bytes",
+        "json-dot-slash-strings" => {
+            "90 000 JSON strings of a./b (each may hold a dot-segment: traversal-checked; twin: ab)"
         }
         "xml-nul-references" => "<r> then &#0; to the end: 1 nul / 4 bytes",
         "xml-many-attributes" => "one element of 45 000 attributes, each value &#0; (twin: abcd)",

@@ -16,6 +16,7 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
         "json-nul-escapes" => one(b"\\u0000"),
         "json-surrogate-escapes" => one(b"\\ud800"),
         "json-control-escapes" => one(b"\\b"),
+        "json-escaped-quotes" => one(b"\\\""),
         "json-continuation" => one(b"\x80"),
         "json-many-strings" => twins(
             strings(b"[", b"\\u0000", b"]", JSON_STRINGS, size),
@@ -56,6 +57,10 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
         "json-dotted-strings" => twins(
             strings(b"[", b"a.b\\/", b"]", JSON_STRINGS, size),
             strings(b"[", b"abcdef", b"]", JSON_STRINGS, size),
+        ),
+        "json-dot-slash-strings" => twins(
+            strings(b"[", b"a./b", b"]", JSON_STRINGS, size),
+            strings(b"[", b"abcd", b"]", JSON_STRINGS, size),
         ),
         "json-proof-fails-last" => {
             let mut hostile = strings(b"[", b"abcdef", b"", JSON_STRINGS - 1, size - 16);

@@ -85,8 +85,8 @@ pub(super) fn long_run(bytes: &[u8]) -> usize {
 /// The quotes, backslashes and control bytes of a document, found 64 bytes at a time: one
 /// mask for the block being read, so that an escape-dense string costs a few instructions per
 /// escape rather than a search set up for each run (the proof of `super::proof`). The same
-/// reading notes whether the bytes passed over hold a `.` or a `%` (what may make the traversal
-/// check report anything), so that a string's text is read once for both.
+/// reading masks the string's triggers (`blocks::triggers`: what may make the traversal check
+/// report anything), so that a string's text is read once for both.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Specials {
     /// Offset of the block in the document.
@@ -109,7 +109,7 @@ impl Specials {
     /// A window before the first block, with the CPU's vector width detected.
     pub(super) fn new() -> Self {
         Specials {
-            avx2: has_avx2(),
+            avx2: blocks::has_avx2(),
             ..Specials::default()
         }
     }
@@ -123,7 +123,7 @@ impl Specials {
     }
 
     /// Whether the bytes from the last [`Specials::begin`] up to `end` (the last offset
-    /// [`Specials::next`] returned) hold a trigger ([`triggers`]): the blocks left since, and
+    /// [`Specials::next`] returned) hold a trigger (`blocks::triggers`): the blocks left since, and
     /// the current block's bits in the range.
     #[inline(always)]
     pub(super) fn triggered(&self, end: usize) -> bool {
@@ -171,99 +171,7 @@ impl Specials {
     }
 }
 
-/// The length of the leading whole 64-byte blocks of `bytes` without a `"`, `\\` or control
-/// byte, and whether they hold a trigger ([`triggers`]): one pass of flags ORed per block (a
-/// loop LLVM vectorizes), so that long strings of text cost little more than a copy.
-#[inline(always)]
-pub(super) fn plain_blocks(bytes: &[u8]) -> (usize, bool) {
-    let (mut at, mut trigger) = (0, 0u8);
-    for (k, block) in bytes.chunks_exact(64).enumerate() {
-        let (mut special, mut dot) = (0u8, 0u8);
-        // The byte after the block, as one that ends a segment if it may (`triggers`).
-        let after = match ends_segment(bytes.get(64 * (k + 1))) {
-            true => b'/',
-            false => b' ',
-        };
-        for (i, &b) in block.iter().enumerate() {
-            // In a plain block, only a `/` can follow a dot as a separator.
-            let next = block.get(i + 1).copied().unwrap_or(after);
-            special |= u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b < 0x20);
-            dot |= u8::from(b == b'%') | (u8::from(b == b'.') & u8::from(next == b'/'));
-        }
-        if special != 0 {
-            break;
-        }
-        trigger |= dot;
-        at += 64;
-    }
-    (at, trigger != 0)
-}
-
-/// The triggers of a block from its masks of `.`, `%` and of the bytes that may end a
-/// dot-segment after a dot (`/`, `\\`, `"`): every `%`, and every `.` followed by one of them
-/// (`next_ends`: the byte after the block is one, or there is none). A dot-segment in a
-/// string's value ends at a separator or at the value's end, so its last dot is followed in
-/// the raw text by a `/`, a `\\` (a `\\\\` or an escape that may make one) or the closing
-/// quote: a string without a trigger has none (`proof::traversal_may_report` reads the others).
-#[inline(always)]
-pub(super) fn triggers(dots: u64, percents: u64, enders: u64, next_ends: bool) -> u64 {
-    percents | (dots & ((enders >> 1) | u64::from(next_ends) << 63))
-}
-
-/// Whether `next` (the byte after a block, if any) may end a dot-segment (see [`triggers`]).
-#[inline(always)]
-pub(super) fn ends_segment(next: Option<&u8>) -> bool {
-    next.is_none_or(|b| matches!(b, b'/' | b'\\' | b'"'))
-}
-
-/// The masks of the special bytes and of the triggers ([`triggers`]) among the first 64 of
-/// `bytes` (fewer at the end): a flag byte for each (a loop LLVM turns into vector compares),
-/// then eight flags at a time packed into bits by one multiplication (their products land in
-/// distinct bits: no carries).
-#[inline(always)]
-pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
-    let mut block = [b' '; 64];
-    let n = bytes.len().min(64);
-    block[..n].copy_from_slice(&bytes[..n]);
-    let (mut flags, mut dots, mut percents, mut enders) =
-        ([0u8; 64], [0u8; 64], [0u8; 64], [0u8; 64]);
-    for (i, &b) in block.iter().enumerate() {
-        flags[i] = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
-        dots[i] = u8::from(b == b'.');
-        percents[i] = u8::from(b == b'%');
-        enders[i] = u8::from((b == b'/') | (b == b'\\') | (b == b'"'));
-    }
-    // Past the end of the bytes, as past the end of a value.
-    enders[n..].fill(1);
-    let next_ends = ends_segment(bytes.get(64));
-    (
-        pack(&flags),
-        triggers(pack(&dots), pack(&percents), pack(&enders), next_ends),
-    )
-}
-
-/// Whether the CPU has AVX2 (detected once; later calls read a cached flag).
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return true;
-    }
-    false
-}
-
-/// 64 flag bytes (0 or 1) as the bits of a mask.
-#[inline(always)]
-fn pack(flags: &[u8; 64]) -> u64 {
-    let mut mask = 0;
-    for (k, eight) in flags.chunks_exact(8).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let packed = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= packed << (8 * k);
-    }
-    mask
-}
-
+mod blocks;
 mod wide;
 
 #[cfg(test)]

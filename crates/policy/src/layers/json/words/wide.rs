@@ -7,7 +7,9 @@
 
 #![allow(unsafe_code)]
 
-/// [`super::block_masks`], with AVX2 when `avx2` (which must say the CPU has it).
+use super::blocks;
+
+/// [`blocks::block_masks`], with AVX2 when `avx2` (which must say the CPU has it).
 #[inline(always)]
 pub(super) fn block_masks(bytes: &[u8], avx2: bool) -> (u64, u64) {
     #[cfg(target_arch = "x86_64")]
@@ -16,10 +18,10 @@ pub(super) fn block_masks(bytes: &[u8], avx2: bool) -> (u64, u64) {
         return unsafe { block_masks_avx2(bytes) };
     }
     let _ = avx2;
-    super::block_masks(bytes)
+    blocks::block_masks(bytes)
 }
 
-/// [`super::plain_blocks`], with AVX2 when `avx2` (which must say the CPU has it).
+/// [`blocks::plain_blocks`], with AVX2 when `avx2` (which must say the CPU has it).
 #[inline(always)]
 pub(super) fn plain_blocks(bytes: &[u8], avx2: bool) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
@@ -28,7 +30,7 @@ pub(super) fn plain_blocks(bytes: &[u8], avx2: bool) -> (usize, bool) {
         return unsafe { plain_blocks_avx2(bytes) };
     }
     let _ = avx2;
-    super::plain_blocks(bytes)
+    blocks::plain_blocks(bytes)
 }
 
 /// The bits of `eq` (a byte compare) over a 64-byte block's two halves.
@@ -61,7 +63,7 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
     }
 }
 
-/// [`super::block_masks`] with AVX2: a whole block as two 256-bit vectors, each compared and
+/// [`blocks::block_masks`] with AVX2: a whole block as two 256-bit vectors, each compared and
 /// its mask taken with `vpmovmskb` (the portable loop, compiled for AVX2, for a last block of
 /// fewer than 64 bytes).
 #[cfg(target_arch = "x86_64")]
@@ -69,7 +71,7 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
 fn block_masks_avx2(bytes: &[u8]) -> (u64, u64) {
     use std::arch::x86_64::*;
     let Some(block) = bytes.first_chunk::<64>() else {
-        return super::block_masks(bytes);
+        return blocks::block_masks(bytes);
     };
     let v = halves(block);
     let k = |b: u8| _mm256_set1_epi8(b as i8);
@@ -89,14 +91,14 @@ fn block_masks_avx2(bytes: &[u8]) -> (u64, u64) {
         |x| _mm256_or_si256(_mm256_or_si256(eq(b'/')(x), eq(b'\\')(x)), eq(b'"')(x)),
         v,
     );
-    let next_ends = super::ends_segment(bytes.get(64));
+    let next_ends = blocks::ends_segment(bytes.get(64));
     (
         special,
-        super::triggers(dots, bits(eq(b'%'), v), enders, next_ends),
+        blocks::triggers(dots, bits(eq(b'%'), v), enders, next_ends),
     )
 }
 
-/// [`super::plain_blocks`] with AVX2: per 64-byte block, the special bytes of two vectors
+/// [`blocks::plain_blocks`] with AVX2: per 64-byte block, the special bytes of two vectors
 /// ORed and tested at once; the `.` and `%` taken as masks only in a block that has one.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -126,9 +128,9 @@ fn plain_blocks_avx2(bytes: &[u8]) -> (usize, bool) {
         }
         if _mm256_testz_si256(dots, dots) == 0 {
             let eq = |b: u8| move |x: __m256i| _mm256_cmpeq_epi8(x, k(b));
-            let next_ends = super::ends_segment(bytes.get(64 * (n + 1)));
+            let next_ends = blocks::ends_segment(bytes.get(64 * (n + 1)));
             let (dots, percents) = (bits(eq(b'.'), v), bits(eq(b'%'), v));
-            trigger |= super::triggers(dots, percents, bits(eq(b'/'), v), next_ends);
+            trigger |= blocks::triggers(dots, percents, bits(eq(b'/'), v), next_ends);
         }
         at += 64;
     }
@@ -151,9 +153,9 @@ mod tests {
                 0..700,
             ),
         ) {
-            let avx2 = super::super::has_avx2();
-            prop_assert_eq!(super::block_masks(&bytes, avx2), super::super::block_masks(&bytes));
-            prop_assert_eq!(super::plain_blocks(&bytes, avx2), super::super::plain_blocks(&bytes));
+            let avx2 = super::blocks::has_avx2();
+            prop_assert_eq!(super::block_masks(&bytes, avx2), super::blocks::block_masks(&bytes));
+            prop_assert_eq!(super::plain_blocks(&bytes, avx2), super::blocks::plain_blocks(&bytes));
         }
     }
 }
