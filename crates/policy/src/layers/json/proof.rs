@@ -28,9 +28,10 @@
 //!   across the escape, nor makes a run of non-starters with one, in the raw text or in the
 //!   value. A lone surrogate or a character the checks report fails the proof.
 //! * The traversal check reads a field whole. In valid text without lookalikes it reports only
-//!   a `%` or a dot-segment: a string whose raw text may give one (`traversal_may_report`,
-//!   for the strings whose raw text holds a `.` or `%`, which the reading of the special bytes
-//!   notes on its way) is decoded and checked alone.
+//!   a `%` or a dot-segment, whose last dot is followed in the raw text by `/`, `\` or the
+//!   closing quote. The reading of a string's special bytes notes those *triggers* on its way
+//!   (`words::blocks::triggers`); a string with one whose raw text may give a dot-segment or
+//!   a `%` (`traversal_may_report`) is decoded and checked alone.
 //! * A key given twice in one object: the keys of each open object, by a cheap hash of the
 //!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
 //!   the fields report a repeat with its pointer.
@@ -94,7 +95,7 @@ struct Proof<'o> {
     alone: [u32; 64],
     /// Characters of escapes checked alone so far.
     alone_checks: usize,
-    /// The special bytes (and the `.` and `%`) of the block being read.
+    /// The special bytes (and the triggers) of the block being read.
     specials: Specials,
 }
 
@@ -146,8 +147,8 @@ impl<'a> Sink<'a> for Proof<'_> {
         at: usize,
         key_of: Option<usize>,
     ) -> Result<usize, Unproven> {
-        // Most strings: no escape (the first special byte is the closing quote) and no `.` or
-        // `%`, so nothing to decode or to check alone; a key is only hashed.
+        // Most strings: no escape (the first special byte is the closing quote) and no
+        // trigger, so nothing to decode or to check alone; a key is only hashed.
         self.specials.begin(at + 1);
         let end = self.specials.next(body, at + 1);
         if body.get(end) == Some(&b'"') && !self.specials.triggered(end) {
@@ -166,9 +167,8 @@ impl<'a> Sink<'a> for Proof<'_> {
 }
 
 impl Proof<'_> {
-    /// [`Sink::string`] for a string the fast path did not settle (an escape, a `.` or a `%`),
-    /// from its first special byte at `first`; kept
-    /// out of line so that the fast path stays small.
+    /// [`Sink::string`] for a string the fast path did not settle (an escape or a trigger),
+    /// from its first special byte at `first`; out of line, so that the fast path stays small.
     #[inline(never)]
     fn string_read(
         &mut self,
