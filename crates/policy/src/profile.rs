@@ -159,7 +159,7 @@ impl Profile {
             exclusions: Vec::new(),
             identities: Vec::new(),
             rules,
-            table: ActionTable::of(|_, _| Reject),
+            table: ActionTable::default(),
         };
         profile.tabulate();
         profile

@@ -9,8 +9,9 @@ use crate::location::LocationClass;
 /// Location classes.
 const CLASSES: usize = LocationClass::ALL.len();
 
-/// Every kind's action in every location class, and the kinds each class may rewrite.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Every kind's action in every location class, and the kinds each class may rewrite (empty
+/// by default: every action `reject`, until the profile tabulates its rules).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct ActionTable {
     /// The action of kind `k` in class `c`: `actions[k.index()][c as usize]`.
     actions: Vec<[Action; CLASSES]>,

@@ -95,7 +95,7 @@ pub(super) struct Specials {
     width: usize,
     /// Bit `i` set when the byte at `base + i` is special.
     mask: u64,
-    /// Bit `i` set when the byte at `base + i` is a `.` or a `%`.
+    /// Bit `i` set when the byte at `base + i` is a trigger (`blocks::triggers`).
     triggers: u64,
     /// Whether the CPU has AVX2: the reading of blocks is then compiled for it.
     avx2: bool,
@@ -161,8 +161,8 @@ impl Specials {
             self.width = block.len().min(64);
             (self.mask, self.triggers) = wide::block_masks(block, self.avx2);
             if self.mask == 0 && block.len() > 64 {
-                // 64 plain bytes: a long run of text, read a block at a time without masks.
-                self.passed |= self.triggers != 0;
+                // 64 plain bytes: a long run of text, read a block at a time without masks
+                // (this block's triggers are noted when the next one is loaded).
                 let (plain, trigger) = wide::plain_blocks(&block[64..], self.avx2);
                 self.passed |= trigger;
                 pos += 64 + plain;
