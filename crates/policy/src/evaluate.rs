@@ -32,7 +32,7 @@ const MAX_REWRITE_ROUNDS: usize = 3;
 /// Evaluates `request` under `profile`: its path, query, headers and body. Never fails and
 /// never panics: every problem of the input is a finding.
 pub fn evaluate(profile: &Profile, request: &Request) -> Evaluation {
-    evaluate_with(profile, request, layers::decompose)
+    evaluate_with(profile, request, layers::decompose_into)
 }
 
 /// Evaluates `upload` under `profile` as an upload (a file submitted for scanning): only its
@@ -52,13 +52,14 @@ pub fn evaluate_upload(profile: &Profile, upload: &Request) -> Evaluation {
 fn evaluate_with(
     profile: &Profile,
     request: &Request,
-    decompose: for<'r> fn(&'r Request, &Profile) -> layers::Decomposed<'r>,
+    decompose: for<'r> fn(&'r Request, &Profile, &mut layers::Decomposed<'r>),
 ) -> Evaluation {
     let options = CheckOptions::of(profile);
     // A coded body is read as the backend reads it: decoded.
     let (decoded, coding_finding) = layers::decoded(request, profile);
     let request = decoded.as_ref().unwrap_or(request);
-    let decomposed = decompose(request, profile);
+    let mut decomposed = layers::Decomposed::new(profile);
+    decompose(request, profile, &mut decomposed);
     let mut verdict = Collector::new(profile, &request.path);
     verdict.not_text.clone_from(&decomposed.not_text);
     for (location, raw) in coding_finding.into_iter().chain(decomposed.structural) {

@@ -6,7 +6,8 @@
 //!
 //! * at most `room` *detailed* findings (the verdict lists no more than `max_findings`), built
 //!   only when they are kept: a check hands over a closure, never a built finding;
-//! * a counter per kind ([`KindCounts`], a fixed array) of every occurrence;
+//! * a counter per kind ([`KindCounts`], a fixed array allocated with the first finding) of
+//!   every occurrence;
 //! * what a rewrite needs, only for the kinds whose action may rewrite in this field: the kinds
 //!   of malformed UTF-8 found (a rewrite walks the field's malformations again, in one pass), and
 //!   the characters to rewrite as packed spans ([`spans`], a few bytes each, adjacent ones of a

@@ -4,21 +4,14 @@ use crate::finding::FindingKind;
 
 const KIND_COUNT: usize = FindingKind::ALL.len();
 
-/// A count per finding kind, in a fixed array, with the set of kinds counted (a clean field
-/// has none, and asking costs one comparison instead of a walk over every kind).
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// A count per finding kind, with the set of kinds counted (a clean field has none, and asking
+/// costs one comparison instead of a walk over every kind). The counts are a fixed array on the
+/// heap, allocated with the first count: a clean field's (and request's) counts are two words,
+/// neither zeroed nor copied as an array when the findings of a field are moved.
+#[derive(Clone, PartialEq, Eq, Default)]
 pub(crate) struct KindCounts {
-    counts: [u64; KIND_COUNT],
+    counts: Option<Box<[u64; KIND_COUNT]>>,
     present: u64,
-}
-
-impl Default for KindCounts {
-    fn default() -> KindCounts {
-        KindCounts {
-            counts: [0; KIND_COUNT],
-            present: 0,
-        }
-    }
 }
 
 impl core::fmt::Debug for KindCounts {
@@ -29,9 +22,11 @@ impl core::fmt::Debug for KindCounts {
 
 impl KindCounts {
     /// Adds `n` to `kind`'s count.
+    #[inline]
     pub(crate) fn add(&mut self, kind: FindingKind, n: u64) {
-        self.counts[kind.index()] += n;
         if n > 0 {
+            let counts = self.counts.get_or_insert_with(|| Box::new([0; KIND_COUNT]));
+            counts[kind.index()] += n;
             self.present |= 1 << kind.index();
         }
     }
@@ -39,7 +34,7 @@ impl KindCounts {
     /// `kind`'s count.
     #[cfg(test)]
     pub(crate) fn get(&self, kind: FindingKind) -> u64 {
-        self.counts[kind.index()]
+        self.counts.as_ref().map_or(0, |c| c[kind.index()])
     }
 
     /// Whether no kind has a count.
@@ -54,7 +49,8 @@ impl KindCounts {
             let i = bits.trailing_zeros() as usize;
             (bits != 0).then(|| {
                 bits &= bits - 1;
-                (FindingKind::ALL[i], self.counts[i])
+                let n = self.counts.as_ref().map_or(0, |c| c[i]);
+                (FindingKind::ALL[i], n)
             })
         })
     }

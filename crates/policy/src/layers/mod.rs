@@ -101,24 +101,39 @@ pub fn head_refused(profile: &Profile, request: &Request) -> bool {
 /// Takes an upload apart: its body is the whole input, read as its media type says (binary
 /// types only when the profile scans binary bodies, as for a proxied body). The path and headers of the call that carried it are not the application's
 /// input; only its head's singleton headers and media-type parameters are checked (not `Host`).
-pub(crate) fn decompose_upload<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
-    let mut out = Decomposed::default();
-    head::check(request, false, &mut out);
+/// Writes into `out` (new, as [`Decomposed::new`] makes it; the caller's, so that the fields
+/// are not copied when returned).
+pub(crate) fn decompose_upload<'a>(
+    request: &'a Request,
+    profile: &Profile,
+    out: &mut Decomposed<'a>,
+) {
+    head::check(request, false, out);
     if !request.body.is_empty() {
-        body::body(request, profile, profile.scan_binary, true, &mut out);
+        body::body(request, profile, profile.scan_binary, true, out);
     }
-    out
 }
 
 /// Takes `request` apart into fields: its path, query, headers and body.
 pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decomposed<'a> {
     let mut out = Decomposed::new(profile);
+    decompose_into(request, profile, &mut out);
+    out
+}
+
+/// [`decompose`] into `out` (new, as [`Decomposed::new`] makes it; the caller's, so that the
+/// fields, a few of them inline, are not copied when returned).
+pub(crate) fn decompose_into<'a>(
+    request: &'a Request,
+    profile: &Profile,
+    out: &mut Decomposed<'a>,
+) {
     let limits = &profile.limits;
-    head::check(request, true, &mut out);
+    head::check(request, true, out);
 
     let (path, mut path_findings) = percent::decode(&request.path, false, &mut out.layer_room);
     percent::encoded_separators(&request.path, &mut path_findings);
-    path::backend_readings(&path, profile.readings.path_backend, &mut out);
+    path::backend_readings(&path, profile.readings.path_backend, out);
     out.fields.push(Field {
         location: Location::part(Part::Path),
         bytes: path,
@@ -159,11 +174,10 @@ pub(crate) fn decompose<'a>(request: &'a Request, profile: &Profile) -> Decompos
             0..value.len(),
         ));
     }
-    headers::readings(request, profile, &mut out);
+    headers::readings(request, profile, out);
 
-    if body::whole_or_said(request, profile.scan_binary, &mut out) && !request.body.is_empty() {
-        body::body(request, profile, profile.scan_binary, false, &mut out);
+    if body::whole_or_said(request, profile.scan_binary, out) && !request.body.is_empty() {
+        body::body(request, profile, profile.scan_binary, false, out);
     }
-    readings::json_in_values(profile, &mut out);
-    out
+    readings::json_in_values(profile, out);
 }
