@@ -85,11 +85,77 @@ impl ObjectKeys {
     }
 }
 
-/// A cheap hash of a key, eight bytes at a time.
+/// A cheap hash of a key, eight bytes at a time (its length mixed in first, so that a short
+/// last word need not be padded the same way for every length).
+#[inline]
 fn key_hash(key: &[u8]) -> u64 {
-    key.chunks(8).fold(key.len() as u64, |h, chunk| {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
-    })
+    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    let mut words = key.chunks_exact(8);
+    let h = (&mut words).fold(key.len() as u64, |h, w| {
+        mix(h, u64::from_le_bytes(w.try_into().expect("eight bytes")))
+    });
+    match words.remainder() {
+        [] => h,
+        tail => mix(h, last_word(tail)),
+    }
+}
+
+/// A word of the 1 to 7 bytes of `tail` that tells apart any two tails of one length: the
+/// first, middle and last byte of a short one, the overlapping first and last four bytes of a
+/// longer one (no copy into a padded buffer).
+#[inline]
+fn last_word(tail: &[u8]) -> u64 {
+    let n = tail.len();
+    if n >= 4 {
+        let four = |at: usize| {
+            u64::from(u32::from_le_bytes(
+                tail[at..at + 4].try_into().expect("four bytes"),
+            ))
+        };
+        four(0) | four(n - 4) << 32
+    } else {
+        u64::from(tail[0]) | u64::from(tail[n / 2]) << 8 | u64::from(tail[n - 1]) << 16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_word;
+
+    /// Two different tails of one length never make the same last word (every tail of up to
+    /// two bytes, three-byte tails over the bytes of keys, and tails of four to seven bytes that
+    /// differ in one byte anywhere).
+    #[test]
+    fn last_words_tell_tails_apart() {
+        let mut seen = std::collections::HashMap::new();
+        let bytes: Vec<u8> = (b'0'..=b'z').chain([0x00, 0x80, 0xC3, 0xFF]).collect();
+        let mut tails: Vec<Vec<u8>> = (0..=u16::MAX)
+            .map(|i| i.to_le_bytes()[..1 + usize::from(i > 255)].to_vec())
+            .collect();
+        for &a in &bytes {
+            for &b in &bytes {
+                tails.extend(bytes.iter().map(|&c| vec![a, b, c]));
+            }
+        }
+        for tail in tails {
+            let word = last_word(&tail);
+            if let Some(other) = seen.insert((tail.len(), word), tail.clone()) {
+                assert_eq!(other, tail);
+            }
+        }
+        for n in 4..=7 {
+            let base: Vec<u8> = (1..=n as u8).collect();
+            for at in 0..n {
+                for b in 0..=255u8 {
+                    let mut other = base.clone();
+                    other[at] = b;
+                    assert_eq!(
+                        last_word(&other) == last_word(&base),
+                        other == base,
+                        "{other:?}"
+                    );
+                }
+            }
+        }
+    }
 }
