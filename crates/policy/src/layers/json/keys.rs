@@ -38,7 +38,9 @@ impl SeenKeys {
 pub(crate) struct ObjectKeys {
     /// Hashes of the keys of the open objects, innermost last.
     keys: smallvec::SmallVec<[u64; FEW_KEYS]>,
-    /// Where each open container's keys start in `keys`, innermost last.
+    /// Where the innermost open container's keys start in `keys`.
+    start: usize,
+    /// Where each open container's keys start in `keys`, but the innermost's, innermost last.
     starts: smallvec::SmallVec<[usize; 16]>,
     /// Containers opened so far: each one's number.
     opened: usize,
@@ -49,15 +51,17 @@ pub(crate) struct ObjectKeys {
 impl ObjectKeys {
     /// A container opens: its number.
     pub(crate) fn open(&mut self) -> usize {
-        self.starts.push(self.keys.len());
+        self.starts.push(self.start);
+        self.start = self.keys.len();
         self.opened += 1;
         self.opened
     }
 
     /// The innermost container closes.
     pub(crate) fn close(&mut self) {
-        if let Some(start) = self.starts.pop() {
-            self.keys.truncate(start);
+        if let Some(outer) = self.starts.pop() {
+            self.keys.truncate(self.start);
+            self.start = outer;
         }
     }
 
@@ -65,10 +69,11 @@ impl ObjectKeys {
     /// same hash) was there already.
     pub(crate) fn insert(&mut self, object: usize, key: &[u8]) -> bool {
         let hash = key_hash(key);
-        let start = self.starts.last().copied().unwrap_or(0);
-        let count = self.keys.len() - start;
+        let start = self.start;
+        let keys = self.keys.as_slice();
+        let count = keys.len() - start;
         if count < FEW_KEYS {
-            if self.keys[start..].contains(&hash) {
+            if keys[start..].contains(&hash) {
                 return false;
             }
         } else {

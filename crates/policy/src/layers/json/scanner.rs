@@ -49,7 +49,9 @@ pub(crate) fn scan_into<'a, S: Sink<'a>>(
         body,
         pos: 0,
         limits,
+        top: None,
         stack: SmallVec::new(),
+        depth: 0,
         strings: 0,
         sink,
     }
@@ -81,8 +83,13 @@ struct Scanner<'a, 's, S> {
     pos: usize,
     /// Limits in force.
     limits: JsonLimits,
-    /// Open containers, innermost last (the first 16 inline).
+    /// Open containers around the innermost one, innermost last (the first 16 inline).
     stack: SmallVec<[Frame; 16]>,
+    /// The innermost open container (kept apart from `stack`, which holds the ones around it:
+    /// it is read after every value).
+    top: Option<Frame>,
+    /// Open containers.
+    depth: usize,
     /// String tokens read so far.
     strings: usize,
     /// Where the strings go.
@@ -110,7 +117,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
             match self.peek() {
                 Some(b'{') => {
                     let mark = self.open()?;
-                    self.stack.push(Frame::Object { mark });
+                    self.push(Frame::Object { mark });
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
@@ -122,7 +129,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
                 }
                 Some(b'[') => {
                     let mark = self.open()?;
-                    self.stack.push(Frame::Array { mark, index: 0 });
+                    self.push(Frame::Array { mark, index: 0 });
                     self.skip_ws();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
@@ -150,7 +157,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
     fn after_value(&mut self) -> Result<bool, S::Error> {
         loop {
             self.skip_ws();
-            let Some(&frame) = self.stack.last() else {
+            let Some(frame) = self.top else {
                 return if self.pos == self.body.len() {
                     Ok(true)
                 } else {
@@ -161,9 +168,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
                 (Frame::Array { mark, index }, Some(b',')) => {
                     self.pos += 1;
                     let index = index + 1;
-                    if let Some(last) = self.stack.last_mut() {
-                        *last = Frame::Array { mark, index };
-                    }
+                    self.top = Some(Frame::Array { mark, index });
                     self.sink.index(mark, index);
                     return Ok(false);
                 }
@@ -189,7 +194,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
 
     /// Opens a container at the current `[` or `{`, if the depth limit allows: its mark.
     fn open(&mut self) -> Result<usize, S::Error> {
-        if self.stack.len() >= self.limits.max_depth {
+        if self.depth >= self.limits.max_depth {
             return Err(JsonError::TooDeep {
                 offset: self.pos,
                 limit: self.limits.max_depth,
@@ -201,9 +206,19 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
         Ok(mark)
     }
 
+    /// Makes `frame` the innermost open container.
+    fn push(&mut self, frame: Frame) {
+        if let Some(outer) = self.top.replace(frame) {
+            self.stack.push(outer);
+        }
+        self.depth += 1;
+    }
+
     /// Closes the innermost container (its closing bracket already consumed).
     fn close(&mut self) {
-        if let Some(Frame::Object { mark } | Frame::Array { mark, .. }) = self.stack.pop() {
+        if let Some(Frame::Object { mark } | Frame::Array { mark, .. }) = self.top {
+            self.top = self.stack.pop();
+            self.depth -= 1;
             self.sink.close(mark);
         }
     }
@@ -214,8 +229,8 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
         if self.peek() != Some(b'"') {
             return Err(syntax(self.pos, "expected string key").into());
         }
-        let parent = match self.stack.last() {
-            Some(Frame::Object { mark }) => *mark,
+        let parent = match self.top {
+            Some(Frame::Object { mark }) => mark,
             _ => 0,
         };
         self.string(Some(parent))?;
