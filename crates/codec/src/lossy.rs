@@ -14,6 +14,9 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 /// Converts `bytes` to text, replacing each maximal subpart of an ill-formed sequence with
 /// U+FFFD. Valid input is borrowed, not copied.
 pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    if let Some(text) = crate::validate::ascii_text(bytes) {
+        return Cow::Borrowed(text);
+    }
     match simdutf8::compat::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
         // The scan that found the first error is reused: decoding continues from it.
@@ -61,8 +64,8 @@ fn push_from<'a>(
 /// `valid` as text, for a prefix that `simdutf8::compat` reported valid (`..valid_up_to()`).
 ///
 /// Re-validating it with `simdutf8::basic` cost 1.6 of the 7.4 instructions per byte of lossy
-/// decoding on text with 1 % invalid bytes (`docs/BENCHMARKS.md`), so this is the crate's one
-/// `unsafe`; `tests/lossy_prefix.rs` compares it with the checked conversion.
+/// decoding on text with 1 % invalid bytes (`docs/BENCHMARKS.md`), so this is one of the crate's
+/// two `unsafe` blocks; `tests/lossy_prefix.rs` compares it with the checked conversion.
 #[allow(unsafe_code)]
 #[inline]
 fn validated_prefix(valid: &[u8]) -> &str {

@@ -21,7 +21,7 @@ pub(super) fn check_field_inlined(
     // check can find something in it.
     if bytes.len() <= 256 && bytes.iter().all(|&b| (0x20..0x7F).contains(&b)) {
         let known = traversal::Known {
-            text: core::str::from_utf8(bytes).ok(),
+            text: utf8gate_codec::ascii_text(bytes),
             path_lookalike: None,
             malformed: traversal::Malformed::default(),
         };
@@ -34,7 +34,7 @@ pub(super) fn check_field_inlined(
     if clean::is_vectorized() && clean::is_clean_ascii(bytes, cx) {
         if traversal::applies_to(part) {
             let known = traversal::Known {
-                text: core::str::from_utf8(bytes).ok(),
+                text: utf8gate_codec::ascii_text(bytes),
                 path_lookalike: None,
                 malformed: traversal::Malformed::default(),
             };
