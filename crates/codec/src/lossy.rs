@@ -14,7 +14,7 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 /// Converts `bytes` to text, replacing each maximal subpart of an ill-formed sequence with
 /// U+FFFD. Valid input is borrowed, not copied.
 pub fn to_lossy(bytes: &[u8]) -> Cow<'_, str> {
-    if let Some(text) = crate::validate::ascii_text(bytes) {
+    if let Some(text) = crate::validate::short_ascii(bytes) {
         return Cow::Borrowed(text);
     }
     match simdutf8::compat::from_utf8(bytes) {

@@ -11,11 +11,7 @@ use crate::kind::MalformedKind;
 /// error details are computed only on failure. The error's [`valid_up_to`](Utf8Error::valid_up_to)
 /// and [`error_len`](Utf8Error::error_len) equal those of `core::str::from_utf8` for every input.
 pub fn validate(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    // Short ASCII (names, tokens, query values): a word-at-a-time test instead of the vector
-    // validator's set-up, which falls back to `core::str::from_utf8` below 64 bytes anyway.
-    if bytes.len() < SHORT
-        && let Some(text) = ascii_text(bytes)
-    {
+    if let Some(text) = short_ascii(bytes) {
         return Ok(text);
     }
     match simdutf8::basic::from_utf8(bytes) {
@@ -24,8 +20,20 @@ pub fn validate(bytes: &[u8]) -> Result<&str, Utf8Error> {
     }
 }
 
-/// Below this many bytes, [`validate`] tries [`ascii_text`] first.
+/// Below this many bytes, [`short_ascii`] tries [`ascii_text`].
 const SHORT: usize = 64;
+
+/// Short ASCII (names, tokens, query values) as text, by a word-at-a-time test instead of the
+/// vector validator's set-up, which falls back to `core::str::from_utf8` below 64 bytes
+/// anyway; `None` for longer or other bytes. What [`validate`] and `to_lossy` try first.
+#[inline]
+pub(crate) fn short_ascii(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() < SHORT {
+        ascii_text(bytes)
+    } else {
+        None
+    }
+}
 
 /// `bytes` as text when they are all ASCII (each byte a character), else `None`: the standard
 /// library's word-at-a-time ASCII test, without a validation pass after it. About 70 fewer
