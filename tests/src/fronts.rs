@@ -125,12 +125,26 @@ impl Drop for ScratchDir {
 }
 
 /// A loopback port free at the time of the call (bound, then released), for tools that take
-/// their listening address in a configuration file and cannot report a port 0 back.
+/// their listening address in a configuration file and cannot report a port 0 back. Never the
+/// same port twice in one test process: once released, a port may be handed out again, and two
+/// fronts configured with one port (the second failing to bind while the first answers its
+/// readiness check) fail later with a refused connection when the first stops.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("a free loopback port: {e}"))
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for _ in 0..1000 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("a free loopback port: {e}"));
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+    panic!("no loopback port not handed out already in 1 000 tries");
 }
 
 /// A child process started in a process group of its own, its stdout and stderr in a log
