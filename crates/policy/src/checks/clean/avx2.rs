@@ -217,10 +217,21 @@ struct Present {
 }
 
 impl Present {
+    /// The families of the classes ORed in `classes`: folded to one byte first (a horizontal
+    /// OR, a few instructions), then a scalar test per family; a vector test per family would
+    /// fold the whole vector again for each.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn of(classes: __m256i) -> Present {
-        let has = |bit: u8| _mm256_testz_si256(classes, splat(bit)) == 0;
+        let half = _mm_or_si128(
+            _mm256_castsi256_si128(classes),
+            _mm256_extracti128_si256::<1>(classes),
+        );
+        let word = _mm_cvtsi128_si64(half) as u64 | _mm_extract_epi64::<1>(half) as u64;
+        let word = word | word >> 32;
+        let word = word | word >> 16;
+        let byte = (word | word >> 8) as u8;
+        let has = |bit: u8| byte & bit != 0;
         Present {
             c: has(0x08),
             d: has(0x10),
