@@ -173,10 +173,13 @@ impl<'p> Collector<'p> {
             self.counts.add(kind, n);
             self.seen += n;
         }
-        found.detailed.sort_by_key(|r| r.offset);
-        for raw in found.detailed.drain(..) {
-            let action = actions.get(raw.kind);
-            self.list(location, raw, action, prefix);
+        // Most fields have no detailed finding: no sort and no drain to set up.
+        if !found.detailed.is_empty() {
+            found.detailed.sort_by_key(|r| r.offset);
+            for raw in found.detailed.drain(..) {
+                let action = actions.get(raw.kind);
+                self.list(location, raw, action, prefix);
+            }
         }
         self.truncated |= found.dropped;
         actions

@@ -67,23 +67,32 @@ impl ObjectKeys {
 
     /// Adds `key` to the innermost object, numbered `object`; `false` if it (or a key of the
     /// same hash) was there already.
+    #[inline(always)]
     pub(crate) fn insert(&mut self, object: usize, key: &[u8]) -> bool {
         let hash = key_hash(key);
         let start = self.start;
         let keys = self.keys.as_slice();
         let count = keys.len() - start;
-        if count < FEW_KEYS {
-            if keys[start..].contains(&hash) {
-                return false;
-            }
-        } else {
-            if count == FEW_KEYS {
-                let few = self.keys[start..].iter().map(|&h| (object, h));
-                self.many.extend(few);
-            }
-            if !self.many.insert((object, hash)) {
-                return false;
-            }
+        if count >= FEW_KEYS {
+            return self.insert_many(object, hash, count);
+        }
+        if keys[start..].contains(&hash) {
+            return false;
+        }
+        self.keys.push(hash);
+        true
+    }
+
+    /// [`ObjectKeys::insert`] of `hash` into an object of `count` keys, [`FEW_KEYS`] or more:
+    /// out of line, so that the search of a few keys stays small in its caller.
+    #[inline(never)]
+    fn insert_many(&mut self, object: usize, hash: u64, count: usize) -> bool {
+        if count == FEW_KEYS {
+            let few = self.keys[self.start..].iter().map(|&h| (object, h));
+            self.many.extend(few);
+        }
+        if !self.many.insert((object, hash)) {
+            return false;
         }
         self.keys.push(hash);
         true

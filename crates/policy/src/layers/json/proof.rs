@@ -140,7 +140,7 @@ impl<'a> Sink<'a> for Proof<'_> {
         self.keys.close();
     }
 
-    #[inline]
+    #[inline(always)]
     fn string(
         &mut self,
         body: &'a [u8],

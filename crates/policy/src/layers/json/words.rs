@@ -141,7 +141,22 @@ impl Specials {
     /// the calls over one document read each block once, and note the triggers of the blocks
     /// they leave for [`Specials::triggered`].
     #[inline(always)]
-    pub(super) fn next(&mut self, body: &[u8], mut pos: usize) -> usize {
+    pub(super) fn next(&mut self, body: &[u8], pos: usize) -> usize {
+        // Most calls: the next special byte is in the block already read.
+        let off = pos.wrapping_sub(self.base);
+        if off < self.width {
+            let rest = self.mask >> off;
+            if rest != 0 {
+                return pos + rest.trailing_zeros() as usize;
+            }
+        }
+        self.next_in_blocks(body, pos)
+    }
+
+    /// [`Specials::next`] past the block already read: reads the next blocks (out of line, so
+    /// that the common call stays a few instructions in its caller).
+    #[inline(never)]
+    fn next_in_blocks(&mut self, body: &[u8], mut pos: usize) -> usize {
         loop {
             let off = pos.wrapping_sub(self.base);
             if off < self.width {
