@@ -67,10 +67,10 @@ pub(crate) fn apply(bytes: &[u8], found: &Found, actions: &Actions) -> (Vec<u8>,
         out = to_nfc_bytes(&out);
     }
     // An identity's enforced form (NFC already) replaces the whole field.
-    if let Some((kind, form)) = &found.enforce {
-        if actions.get(*kind) == Action::Rewrite {
-            out = form.as_bytes().to_vec();
-        }
+    if let Some((kind, form)) = &found.enforce
+        && actions.get(*kind) == Action::Rewrite
+    {
+        out = form.as_bytes().to_vec();
     }
     (out, normalize)
 }

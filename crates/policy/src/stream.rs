@@ -187,12 +187,12 @@ impl<'p> BodyScan<'p> {
             self.collector.add(&self.location, raw, "");
             return;
         }
-        if self.sniff {
-            if let Some(reason) = crate::textual::not_text(&self.content_type, &head) {
-                self.collector.not_text = Some(reason);
-                self.foreign = Some((head.len() + rest.len()) as u64);
-                return;
-            }
+        if self.sniff
+            && let Some(reason) = crate::textual::not_text(&self.content_type, &head)
+        {
+            self.collector.not_text = Some(reason);
+            self.foreign = Some((head.len() + rest.len()) as u64);
+            return;
         }
         self.check(&head);
         self.check(rest);

@@ -105,10 +105,10 @@ impl Routes {
             false,
         );
         let mut readings = vec![self.first(hosts[0].as_deref(), &windows, target.method, true)];
-        if let (Some(a), Some(b)) = (&hosts[0], &hosts[1]) {
-            if a != b {
-                readings.push(self.first(Some(b), &strict, target.method, false));
-            }
+        if let (Some(a), Some(b)) = (&hosts[0], &hosts[1])
+            && a != b
+        {
+            readings.push(self.first(Some(b), &strict, target.method, false));
         }
         for other in readings {
             if !Arc::ptr_eq(&first, &other) {

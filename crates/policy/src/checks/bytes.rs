@@ -98,10 +98,10 @@ pub(crate) fn pieces(bytes: &[u8]) -> impl Iterator<Item = Piece<'_>> {
                 }
             };
             // Hostile fields have no valid byte between most malformations.
-            if end > at {
-                if let Ok(text) = utf8gate_codec::validate(&bytes[at..end]) {
-                    return Some(Piece::Run(at, text));
-                }
+            if end > at
+                && let Ok(text) = utf8gate_codec::validate(&bytes[at..end])
+            {
+                return Some(Piece::Run(at, text));
             }
         }
     })

@@ -173,7 +173,7 @@ mod tests {
             bytes in proptest::collection::vec(any::<u8>(), 0..400),
             pivot in any::<u8>(),
         ) {
-            let flag = |b: u8| (b >= pivot) & (b % 3 == 0);
+            let flag = |b: u8| (b >= pivot) & b.is_multiple_of(3);
             let mut seen = Vec::new();
             super::bytes::for_each_flagged(&bytes, flag, |i| seen.push(i));
             let expected: Vec<usize> = (0..bytes.len()).filter(|&i| flag(bytes[i])).collect();

@@ -210,10 +210,10 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
     if let Some((offset, why)) = media_type {
         let kind = FindingKind::AmbiguousMediaType;
         part.ambiguities.push((value.start + offset, kind, why));
-    } else if matches!(name, "content-disposition" | "content-type") {
-        if let Some((offset, kind, why)) = parameter_ambiguity(&body[value.clone()]) {
-            part.ambiguities.push((value.start + offset, kind, why));
-        }
+    } else if matches!(name, "content-disposition" | "content-type")
+        && let Some((offset, kind, why)) = parameter_ambiguity(&body[value.clone()])
+    {
+        part.ambiguities.push((value.start + offset, kind, why));
     }
     match name {
         "content-disposition" => {

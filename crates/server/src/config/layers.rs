@@ -130,19 +130,18 @@ pub(super) fn overlay<'a>(
     sources: &Sources<'a>,
 ) -> Result<(), ConfigError> {
     for (key, value) in top {
-        if let Some(below) = base.get_mut(key.get_ref().as_ref()) {
-            if let DeValue::Table(below) = below.get_mut() {
-                let span = value.span();
-                match value.into_inner() {
-                    DeValue::Table(above) => overlay(below, above, sources)?,
-                    other => {
-                        let message =
-                            format!("{}: expected a table, found {}", key, other.type_str());
-                        return Err(sources.error(span, message));
-                    }
+        if let Some(below) = base.get_mut(key.get_ref().as_ref())
+            && let DeValue::Table(below) = below.get_mut()
+        {
+            let span = value.span();
+            match value.into_inner() {
+                DeValue::Table(above) => overlay(below, above, sources)?,
+                other => {
+                    let message = format!("{}: expected a table, found {}", key, other.type_str());
+                    return Err(sources.error(span, message));
                 }
-                continue;
             }
+            continue;
         }
         base.remove(key.get_ref().as_ref());
         base.insert(key, value);

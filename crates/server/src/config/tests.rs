@@ -137,18 +137,18 @@ mod doc_tests {
         for line in super::DEFAULT_TOML.lines() {
             if let Some(s) = line.strip_prefix('[') {
                 section = s.trim_end_matches(']');
-            } else if let Some((key, _)) = line.split_once(" = ") {
-                if !line.starts_with('#') {
-                    keys += 1;
-                    let name = match section {
-                        "" => key.to_string(),
-                        _ => format!("{section}.{key}"),
-                    };
-                    assert!(
-                        doc.contains(&format!("| `{name}` |")),
-                        "docs/config.md lacks {name}"
-                    );
-                }
+            } else if let Some((key, _)) = line.split_once(" = ")
+                && !line.starts_with('#')
+            {
+                keys += 1;
+                let name = match section {
+                    "" => key.to_string(),
+                    _ => format!("{section}.{key}"),
+                };
+                assert!(
+                    doc.contains(&format!("| `{name}` |")),
+                    "docs/config.md lacks {name}"
+                );
             }
         }
         assert_eq!(keys, 55);

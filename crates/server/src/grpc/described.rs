@@ -71,10 +71,10 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
     });
     let mut request = Request::new(&http.method, &target).mode(Mode::Authz);
     let mut id_headers = HeaderMap::new();
-    if let Some((_, v)) = headers.iter().find(|(k, _)| k == "x-request-id") {
-        if let Ok(v) = HeaderValue::from_bytes(v) {
-            id_headers.insert("x-request-id", v);
-        }
+    if let Some((_, v)) = headers.iter().find(|(k, _)| k == "x-request-id")
+        && let Ok(v) = HeaderValue::from_bytes(v)
+    {
+        id_headers.insert("x-request-id", v);
     }
     request.headers = headers;
     request.body = match http.raw_body.is_empty() && !http.body.is_empty() {

@@ -99,20 +99,20 @@ impl Hook for Record {
             self.metrics.observe(record.mode, seconds);
             let id = self.id.as_ref().map_or("-", RequestId::as_str);
             crate::audit::write(&record, id, status.as_u16(), seconds);
-        } else if let Some(mode) = self.mode {
-            if status.is_client_error() || status.is_server_error() {
-                let route = self.route.as_ref().map_or("", |r| r.name.as_str());
-                self.metrics.record_refused(mode, route, seconds);
-                let problem = response.extensions().get::<Problem>();
-                let refusal = Refusal {
-                    mode,
-                    route: self.route.as_ref().map_or("-", |r| r.name.as_str()),
-                    problem: problem.map_or("-", |p| p.kind.slug()),
-                    status: status.as_u16(),
-                };
-                let id = self.id.as_ref().map_or("-", RequestId::as_str);
-                crate::audit::write_refused(refusal, id, seconds);
-            }
+        } else if let Some(mode) = self.mode
+            && (status.is_client_error() || status.is_server_error())
+        {
+            let route = self.route.as_ref().map_or("", |r| r.name.as_str());
+            self.metrics.record_refused(mode, route, seconds);
+            let problem = response.extensions().get::<Problem>();
+            let refusal = Refusal {
+                mode,
+                route: self.route.as_ref().map_or("-", |r| r.name.as_str()),
+                problem: problem.map_or("-", |p| p.kind.slug()),
+                status: status.as_u16(),
+            };
+            let id = self.id.as_ref().map_or("-", RequestId::as_str);
+            crate::audit::write_refused(refusal, id, seconds);
         }
         if status == StatusCode::PAYLOAD_TOO_LARGE {
             let problem = response.extensions().get::<Problem>().map(|p| p.kind);

@@ -75,10 +75,10 @@ where
             let choice = routes.choose(target_of(&request));
             // The default route's style is the listener's own, which the problem layer falls
             // back to: only another one is worth carrying.
-            if let Choice::Route(route) = &choice {
-                if route.errors != snapshot.config.errors {
-                    request.extensions_mut().insert(route.errors);
-                }
+            if let Choice::Route(route) = &choice
+                && route.errors != snapshot.config.errors
+            {
+                request.extensions_mut().insert(route.errors);
             }
             request.extensions_mut().insert(choice);
         }

@@ -129,7 +129,7 @@ fn literal(text: &str, style: Style, seed: &mut u64, out: &mut Vec<u8>) {
         *seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        let pick = (*seed >> 33) % 4 == 0;
+        let pick = (*seed >> 33).is_multiple_of(4);
         let mut s = String::new();
         match (c, style) {
             ('"', _) => s.push_str("\\\""),
@@ -149,8 +149,8 @@ fn literal(text: &str, style: Style, seed: &mut u64, out: &mut Vec<u8>) {
             (c, _) => s.push(c),
         }
         out.extend_from_slice(s.as_bytes());
-        if pick && matches!(style, Style::Odd) && (*seed >> 40) % 8 == 0 {
-            let odd: &[u8] = if (*seed >> 45) % 2 == 0 {
+        if pick && matches!(style, Style::Odd) && (*seed >> 40).is_multiple_of(8) {
+            let odd: &[u8] = if (*seed >> 45).is_multiple_of(2) {
                 b"\\ud800"
             } else {
                 b"\xc0\xae"
