@@ -208,37 +208,55 @@ impl Proof<'_> {
         // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
         // numbers, names) are read as no dot-segment from the raw text alone.
         let trigger = escaped_trigger
-            || (self.specials.triggered(pos) && traversal_may_report(&body[inner.clone()]));
+            || (self.specials.triggered(pos) && traversal_may_report(&body[inner]));
         if trigger || key {
-            let decoded;
-            let value: &[u8] = if escaped {
-                decoded = decode_literal(body, at)?;
-                &decoded.value
-            } else {
-                &body[inner]
-            };
-            if trigger {
-                let part = Self::part(key);
-                let known = traversal::Known {
-                    text: utf8gate_codec::validate(value).ok(),
-                    path_lookalike: None,
-                    malformed: traversal::Malformed::default(),
-                };
-                let mut found = Found::new(0, KindSet::default());
-                traversal::scan_with(part, value, self.options.lookalikes, known, &mut found);
-                if !found.is_empty() {
-                    return Err(Unproven);
-                }
-            }
-            if let Some(object) = key_of
-                && !self.keys.insert(object, value)
-            {
-                return Err(Unproven);
-            }
+            self.decoded_checks(body, at, key_of, pos, escaped, trigger)?;
         }
         self.proven.bytes += len as u64;
         self.proven.strings += 1;
         Ok(pos + 1)
+    }
+
+    /// The checks of [`Proof::string_read`] that read the string's value (between `at` and the
+    /// closing quote at `end`, `escaped` when it has escapes): the traversal check for a
+    /// `trigger`, the keys of the object for a key. Out of line, so that the reading of the
+    /// escapes keeps a small frame.
+    #[inline(never)]
+    fn decoded_checks(
+        &mut self,
+        body: &[u8],
+        at: usize,
+        key_of: Option<usize>,
+        end: usize,
+        escaped: bool,
+        trigger: bool,
+    ) -> Result<(), Unproven> {
+        let decoded;
+        let value: &[u8] = if escaped {
+            decoded = decode_literal(body, at)?;
+            &decoded.value
+        } else {
+            &body[at + 1..end]
+        };
+        if trigger {
+            let part = Self::part(key_of.is_some());
+            let known = traversal::Known {
+                text: utf8gate_codec::validate(value).ok(),
+                path_lookalike: None,
+                malformed: traversal::Malformed::default(),
+            };
+            let mut found = Found::new(0, KindSet::default());
+            traversal::scan_with(part, value, self.options.lookalikes, known, &mut found);
+            if !found.is_empty() {
+                return Err(Unproven);
+            }
+        }
+        if let Some(object) = key_of
+            && !self.keys.insert(object, value)
+        {
+            return Err(Unproven);
+        }
+        Ok(())
     }
 }
 
