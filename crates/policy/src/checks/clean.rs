@@ -25,11 +25,11 @@
 //! A test checks every scalar value the classifier calls clean against the checks' own
 //! definitions ([`refined_clean`] is in the leaf `refined`). Three builds compute the same
 //! bytes, the fastest the CPU has chosen at run time:
-//! * **AVX-512** ([`avx512`], VBMI on 256-bit vectors): the coarse test as below, the refined
-//!   one as seven lookups in 64-entry tables (`vpermi2b`) worked out from [`refined_clean`] at
-//!   compile time: the same few instructions per block whatever scripts it mixes (emoji text
-//!   1.6×, CJK 1.2–1.4× the AVX2 build's speed, `docs/BENCHMARKS.md`). Exact on valid UTF-8,
-//!   which is what it is given.
+//! * **AVX-512** ([`avx512`], F, BW and VBMI, 64 bytes at a time): the coarse test as below,
+//!   the refined one as seven lookups in 64-entry tables (`vpermi2b`, `vpermb`) worked out
+//!   from [`refined_clean`] at compile time: the same few instructions per block whatever
+//!   scripts it mixes (about 3× the AVX2 build on CJK text, `docs/BENCHMARKS.md`). Exact on
+//!   valid UTF-8, which is what it is given.
 //! * **AVX2** ([`avx2`]): 32 bytes at a time with nibble lookups (`vpshufb`), 128 bytes per
 //!   step, the refined tests of a step as byte comparisons computed only for the lead families
 //!   (and the leads `E2`, `E3`, `EF`) the step has. Exact on any bytes.

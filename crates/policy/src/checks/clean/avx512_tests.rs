@@ -59,8 +59,8 @@ fn seconds(b0: u8) -> std::ops::RangeInclusive<u8> {
 }
 
 /// Every character of every lead byte with every second byte and every third byte (each
-/// character of a run twice, between ASCII and after a character of every other length, and
-/// across the 32-byte blocks): flagged alike.
+/// character of a run before characters of every length and after every ASCII control, across
+/// the 64-byte blocks): flagged alike.
 #[test]
 fn every_valid_lead_second_and_third_byte_is_flagged_alike() {
     if !detected() {
@@ -84,6 +84,12 @@ fn every_valid_lead_second_and_third_byte_is_flagged_alike() {
                     for next in ["a", "\u{1}", "é", "\u{301}", "中", "😀", c] {
                         text.push_str(c);
                         text.push_str(next);
+                    }
+                    // After every ASCII control and DEL, which share the lookups' low bits
+                    // with lead bytes.
+                    for control in (0..0x20u8).chain([0x7F]) {
+                        text.push(char::from(control));
+                        text.push_str(c);
                     }
                 }
                 let (wide, portable) = both(&text, cx);

@@ -207,8 +207,8 @@ impl Proof<'_> {
         let inner = at + 1..pos;
         // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
         // numbers, names) are read as no dot-segment from the raw text alone.
-        let trigger = escaped_trigger
-            || (self.specials.triggered(pos) && traversal_may_report(&body[inner]));
+        let trigger =
+            escaped_trigger || (self.specials.triggered(pos) && traversal_may_report(&body[inner]));
         if trigger || key {
             self.decoded_checks(body, at, key_of, pos, escaped, trigger)?;
         }
