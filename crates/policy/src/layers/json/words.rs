@@ -97,8 +97,8 @@ pub(super) struct Specials {
     mask: u64,
     /// Bit `i` set when the byte at `base + i` is a trigger (`blocks::triggers`).
     triggers: u64,
-    /// Whether the CPU has AVX2: the reading of blocks is then compiled for it.
-    avx2: bool,
+    /// The widest vectors the CPU has: the reading of blocks is compiled for them.
+    vectors: blocks::Vectors,
     /// Where the string being read starts (the last [`Specials::begin`]).
     start: usize,
     /// Whether a block left since the last [`Specials::begin`] had a trigger in the string.
@@ -109,7 +109,7 @@ impl Specials {
     /// A window before the first block, with the CPU's vector width detected.
     pub(super) fn new() -> Self {
         Specials {
-            avx2: blocks::has_avx2(),
+            vectors: blocks::Vectors::detect(),
             ..Specials::default()
         }
     }
@@ -174,11 +174,11 @@ impl Specials {
             self.passed |= from < 64 && self.triggers >> from != 0;
             self.base = pos;
             self.width = block.len().min(64);
-            (self.mask, self.triggers) = wide::block_masks(block, self.avx2);
+            (self.mask, self.triggers) = wide::block_masks(block, self.vectors);
             if self.mask == 0 && block.len() > 64 {
                 // 64 plain bytes: a long run of text, read a block at a time without masks
                 // (this block's triggers are noted when the next one is loaded).
-                let (plain, trigger) = wide::plain_blocks(&block[64..], self.avx2);
+                let (plain, trigger) = wide::plain_blocks(&block[64..], self.vectors);
                 self.passed |= trigger;
                 pos += 64 + plain;
             }

@@ -73,13 +73,34 @@ pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
     )
 }
 
-/// Whether the CPU has AVX2 (detected once; later calls read a cached flag).
-pub(super) fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return true;
+/// The widest vectors the CPU has for the block readings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Vectors {
+    /// The portable loops (SSE2 on x86-64).
+    #[default]
+    Portable,
+    /// AVX2: a block in two 256-bit vectors.
+    Avx2,
+    /// AVX-512 (F and BW): a block in one vector, its masks straight from the compares.
+    Avx512,
+}
+
+impl Vectors {
+    /// What this CPU has (detected once; later calls read cached flags).
+    pub(super) fn detect() -> Vectors {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512f")
+            {
+                return Vectors::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Vectors::Avx2;
+            }
+        }
+        Vectors::Portable
     }
-    false
 }
 
 /// 64 flag bytes (0 or 1) as the bits of a mask.

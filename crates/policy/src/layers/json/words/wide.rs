@@ -1,35 +1,42 @@
-//! The block readings of the parent module compiled a second time for AVX2, chosen at run
-//! time: the same loops, inlined into functions compiled with `target_feature(enable =
+//! The block readings of the parent module compiled for wider vectors, chosen at run time:
+//! with AVX2, the same loops, inlined into functions compiled with `target_feature(enable =
 //! "avx2")`, read a 64-byte block in two 256-bit vectors instead of four 128-bit ones (the
-//! portable x86-64 build has only SSE2). One of the crate's uses of `unsafe` (with
+//! portable x86-64 build has only SSE2); with AVX-512 (F, BW), a block is one vector and each
+//! compare gives its 64-bit mask directly. One of the crate's uses of `unsafe` (with
 //! `checks::wide` and `checks::clean`): calling a function compiled for a feature is sound
 //! only on a CPU that has it, which the caller detected (`Specials::new`).
 
 #![allow(unsafe_code)]
 
-use super::blocks;
+use super::blocks::{self, Vectors};
 
-/// [`blocks::block_masks`], with AVX2 when `avx2` (which must say the CPU has it).
+/// [`blocks::block_masks`], with the vectors `v` (which must be ones the CPU has).
 #[inline(always)]
-pub(super) fn block_masks(bytes: &[u8], avx2: bool) -> (u64, u64) {
+pub(super) fn block_masks(bytes: &[u8], v: Vectors) -> (u64, u64) {
     #[cfg(target_arch = "x86_64")]
-    if avx2 {
-        // SAFETY: `avx2` is only true when AVX2 was detected on this CPU (`Specials::new`).
-        return unsafe { block_masks_avx2(bytes) };
+    match v {
+        // SAFETY: `v` only names vectors detected on this CPU (`Specials::new`).
+        Vectors::Avx512 => return unsafe { block_masks_avx512(bytes) },
+        // SAFETY: as above.
+        Vectors::Avx2 => return unsafe { block_masks_avx2(bytes) },
+        Vectors::Portable => {}
     }
-    let _ = avx2;
+    let _ = v;
     blocks::block_masks(bytes)
 }
 
-/// [`blocks::plain_blocks`], with AVX2 when `avx2` (which must say the CPU has it).
+/// [`blocks::plain_blocks`], with the vectors `v` (which must be ones the CPU has).
 #[inline(always)]
-pub(super) fn plain_blocks(bytes: &[u8], avx2: bool) -> (usize, bool) {
+pub(super) fn plain_blocks(bytes: &[u8], v: Vectors) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
-    if avx2 {
+    match v {
         // SAFETY: as in `block_masks`.
-        return unsafe { plain_blocks_avx2(bytes) };
+        Vectors::Avx512 => return unsafe { plain_blocks_avx512(bytes) },
+        // SAFETY: as in `block_masks`.
+        Vectors::Avx2 => return unsafe { plain_blocks_avx2(bytes) },
+        Vectors::Portable => {}
     }
-    let _ = avx2;
+    let _ = v;
     blocks::plain_blocks(bytes)
 }
 
@@ -137,12 +144,78 @@ fn plain_blocks_avx2(bytes: &[u8]) -> (usize, bool) {
     (at, trigger != 0)
 }
 
+/// A 64-byte block in one vector, and a mask of its bytes equal to `b` (AVX-512 BW).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn block512(block: &[u8; 64]) -> impl Fn(u8) -> u64 {
+    use std::arch::x86_64::*;
+    // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+    let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    move |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8))
+}
+
+/// The special bytes (`"`, `\`, controls) of a 64-byte block, as a mask (AVX-512 BW).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn specials512(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    // SAFETY: as in `block512`.
+    let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    let eq = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
+    eq(b'"') | eq(b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F))
+}
+
+/// [`blocks::block_masks`] with AVX-512: a whole block as one vector, each compare a mask (the
+/// portable loop for a last block of fewer than 64 bytes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn block_masks_avx512(bytes: &[u8]) -> (u64, u64) {
+    let Some(block) = bytes.first_chunk::<64>() else {
+        return blocks::block_masks(bytes);
+    };
+    let eq = block512(block);
+    let special = specials512(block);
+    let (dots, percents) = (eq(b'.'), eq(b'%'));
+    if dots == 0 {
+        return (special, percents);
+    }
+    let enders = eq(b'/') | eq(b'\\') | eq(b'"');
+    let next_ends = blocks::ends_segment(bytes.get(64));
+    (special, blocks::triggers(dots, percents, enders, next_ends))
+}
+
+/// [`blocks::plain_blocks`] with AVX-512: per 64-byte block, the special bytes as one mask;
+/// the `.` and `%` as masks, and the `/` only in a block that has one of them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn plain_blocks_avx512(bytes: &[u8]) -> (usize, bool) {
+    let mut at = 0;
+    let mut trigger = 0;
+    for (n, block) in bytes.chunks_exact(64).enumerate() {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        if specials512(block) != 0 {
+            break;
+        }
+        let eq = block512(block);
+        let (dots, percents) = (eq(b'.'), eq(b'%'));
+        if dots | percents != 0 {
+            let next_ends = blocks::ends_segment(bytes.get(64 * (n + 1)));
+            trigger |= blocks::triggers(dots, percents, eq(b'/'), next_ends);
+        }
+        at += 64;
+    }
+    (at, trigger != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The AVX2 build reads what the portable one reads, for every kind of byte.
+        /// The AVX2 and AVX-512 builds (those the CPU has) read what the portable one reads,
+        /// for every kind of byte.
         #[test]
         fn both_builds_agree(
             bytes in prop::collection::vec(
@@ -153,9 +226,17 @@ mod tests {
                 0..700,
             ),
         ) {
-            let avx2 = super::blocks::has_avx2();
-            prop_assert_eq!(super::block_masks(&bytes, avx2), super::blocks::block_masks(&bytes));
-            prop_assert_eq!(super::plain_blocks(&bytes, avx2), super::blocks::plain_blocks(&bytes));
+            use super::blocks::Vectors;
+            // Every build this CPU can run.
+            let builds: &[Vectors] = match Vectors::detect() {
+                Vectors::Avx512 => &[Vectors::Avx2, Vectors::Avx512],
+                Vectors::Avx2 => &[Vectors::Avx2],
+                Vectors::Portable => &[],
+            };
+            for &v in builds {
+                prop_assert_eq!(super::block_masks(&bytes, v), super::blocks::block_masks(&bytes));
+                prop_assert_eq!(super::plain_blocks(&bytes, v), super::blocks::plain_blocks(&bytes));
+            }
         }
     }
 }
