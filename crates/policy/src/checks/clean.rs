@@ -43,7 +43,7 @@
 //!
 //! This module is one of the crate's uses of `unsafe` (with `super::wide` and the JSON proof's
 //! block reading): calling the AVX2 and AVX-512 functions, sound once their features are
-//! detected, unaligned 32-byte loads from slices of at least 32 bytes, and
+//! detected, unaligned 32- and 64-byte loads from slices that hold them, and
 //! `from_utf8_unchecked` on what the two-byte pass proved valid. The AVX2 classifier makes the
 //! clean path of `evaluate` 10–13× faster than the byte loop (docs/BENCHMARKS.md).
 
@@ -104,8 +104,8 @@ pub(crate) fn is_vectorized() -> bool {
 pub(crate) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if avx512::is_detected() {
-        // SAFETY: calling a function compiled for AVX-512 VBMI, VL, BW and AVX2 is sound on a
-        // CPU that has them, which was detected just above.
+        // SAFETY: calling a function compiled for AVX-512 F, BW and VBMI is sound on a CPU
+        // that has them, which was detected just above.
         return unsafe { avx512::first_candidate(bytes, from, cx) };
     }
     #[cfg(target_arch = "x86_64")]

@@ -12,7 +12,7 @@ const STEP: usize = 128;
 /// A 16-byte table in both 128-bit lanes (for `vpshufb`).
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn table(t: &[u8; 16]) -> __m256i {
+fn table(t: &[u8; 16]) -> __m256i {
     let mut both = [0u8; 32];
     both[..16].copy_from_slice(t);
     both[16..].copy_from_slice(t);
