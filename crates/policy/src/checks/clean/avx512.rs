@@ -4,9 +4,11 @@
 //! same few instructions for a block of one script as for a block that mixes six. Only called
 //! after the features were detected ([`is_detected`]).
 //!
-//! A lead's row is looked up by its low seven bits, so that the leads `C0`–`FF` read the rows
-//! and ASCII bytes (a control is a coarse candidate) read zeros; the next bytes are looked up
-//! by their low six bits, which tell a continuation byte `80`–`BF` apart. The lookups are exact
+//! A lead's row is looked up by its low seven bits: the leads `C0`–`FF` read the rows, the
+//! bytes below `40` (the ASCII controls, coarse candidates, among them) read zeros, and ASCII
+//! `40`–`7F`, which read the rows of `C0`–`FF`, are no coarse candidates but DEL, whose `FF`
+//! has no row. The next bytes are looked up by their low six bits, which tell a continuation
+//! byte `80`–`BF` apart. The lookups are exact
 //! on valid UTF-8, where a lead is followed by its continuation bytes, which is what the
 //! classifier is given (`super::first_candidate`); on other bytes they may call a byte clean
 //! that the portable test does not (the AVX2 build is exact on any bytes). Port 5 runs every
@@ -170,8 +172,8 @@ struct Tables {
     coarse_hi: __m512i,
     coarse_lo: __m512i,
     nibble: __m512i,
-    /// Row bits by lead (looked up by the lead's low seven bits: `C0`–`FF` read the second
-    /// register, so ASCII bytes, whose rows are zero, never read a lead's row).
+    /// Row bits by lead, looked up by the lead's low seven bits with zeros below `40` (see the
+    /// module documentation).
     rows: [__m512i; 2],
     admits: [__m512i; 2],
     pair_leads: __m512i,
