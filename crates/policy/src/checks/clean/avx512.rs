@@ -271,14 +271,3 @@ pub(super) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<
     }
     None
 }
-
-/// Every candidate of `bytes` (valid UTF-8), for the tests.
-#[cfg(test)]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(super) fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
-    let mut found: Vec<usize> = Vec::new();
-    while let Some(p) = first_candidate(bytes, found.last().map_or(0, |&p| p + 1), cx) {
-        found.push(p);
-    }
-    found
-}

@@ -4,32 +4,14 @@
 
 use proptest::prelude::*;
 
+use super::tests::{CONTEXTS, all};
 use super::{Context, avx512, first_candidate_portable};
-
-const CONTEXTS: [Context; 4] = [
-    Context {
-        text_content: false,
-        best_fit: false,
-    },
-    Context {
-        text_content: false,
-        best_fit: true,
-    },
-    Context {
-        text_content: true,
-        best_fit: false,
-    },
-    Context {
-        text_content: true,
-        best_fit: true,
-    },
-];
 
 /// Whether the CPU can run the AVX-512 build; says so when it cannot.
 fn detected() -> bool {
     let yes = avx512::is_detected();
     if !yes {
-        eprintln!("skipped: this CPU has no AVX-512 VBMI, VL and BW");
+        eprintln!("skipped: this CPU has no AVX-512 F, BW and VBMI");
     }
     yes
 }
@@ -37,13 +19,10 @@ fn detected() -> bool {
 /// Every candidate by the AVX-512 build and by the portable one.
 fn both(text: &str, cx: Context) -> (Vec<usize>, Vec<usize>) {
     // SAFETY: the callers checked `avx512::is_detected()`.
-    let wide = unsafe { avx512::every_candidate(text.as_bytes(), cx) };
-    let mut portable = Vec::new();
-    let mut from = 0;
-    while let Some(p) = first_candidate_portable(text.as_bytes(), from, cx) {
-        portable.push(p);
-        from = p + 1;
-    }
+    let wide = all(text.as_bytes(), |b, f| unsafe {
+        avx512::first_candidate(b, f, cx)
+    });
+    let portable = all(text.as_bytes(), |b, f| first_candidate_portable(b, f, cx));
     (wide, portable)
 }
 

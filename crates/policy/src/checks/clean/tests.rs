@@ -11,7 +11,8 @@ use crate::checks::run;
 use crate::checks::{controls, lookalike};
 use crate::location::Part;
 
-const CONTEXTS: [Context; 4] = [
+/// The four contexts of the classifier (shared with `super::avx512_tests`).
+pub(super) const CONTEXTS: [Context; 4] = [
     Context {
         text_content: false,
         best_fit: false,
@@ -131,8 +132,8 @@ fn common_text_is_clean() {
     assert_eq!(first_candidate(text.as_bytes(), 0, cx), None);
 }
 
-/// Every candidate of `bytes` from `from` on, by `find`.
-fn all(bytes: &[u8], find: impl Fn(&[u8], usize) -> Option<usize>) -> Vec<usize> {
+/// Every candidate of `bytes` from `from` on, by `find` (shared with `super::avx512_tests`).
+pub(super) fn all(bytes: &[u8], find: impl Fn(&[u8], usize) -> Option<usize>) -> Vec<usize> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(p) = find(bytes, from) {
