@@ -74,7 +74,25 @@ struct Data {
 }
 
 /// The tables for the default lookalike table and for the best-fit one.
-const DATA: [Data; 2] = [Data::build(false), Data::build(true)];
+static DATA: [Data; 2] = [Data::build(false), Data::build(true)];
+
+/// The coarse tables in each 128-bit lane (for `vpshufb`): by high nibble, and by low nibble
+/// outside and inside text content.
+static COARSE: ([u8; 64], [[u8; 64]; 2]) = (
+    lanes(&COARSE_HI),
+    [lanes(&COARSE_LO[0]), lanes(&COARSE_LO[1])],
+);
+
+/// `t` in each of four 16-byte lanes.
+const fn lanes(t: &[u8; 16]) -> [u8; 64] {
+    let mut all = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        all[i] = t[i % 16];
+        i += 1;
+    }
+    all
+}
 
 /// Whether `lead b1` is one of the pairs.
 const fn is_pair(lead: u8, b1: u8) -> bool {
@@ -156,17 +174,6 @@ fn load(bytes: &[u8], at: usize) -> __m512i {
     unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
 }
 
-/// A 16-byte table in each 128-bit lane (for `vpshufb`).
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn table16(t: &[u8; 16]) -> __m512i {
-    let mut all = [0u8; 64];
-    for lane in all.chunks_exact_mut(16) {
-        lane.copy_from_slice(t);
-    }
-    load(&all, 0)
-}
-
 /// The tables of one context in registers.
 struct Tables {
     coarse_hi: __m512i,
@@ -187,8 +194,8 @@ impl Tables {
     fn new(cx: Context) -> Self {
         let d = &DATA[cx.best_fit as usize];
         Tables {
-            coarse_hi: table16(&COARSE_HI),
-            coarse_lo: table16(&COARSE_LO[usize::from(cx.text_content)]),
+            coarse_hi: load(&COARSE.0, 0),
+            coarse_lo: load(&COARSE.1[usize::from(cx.text_content)], 0),
             nibble: _mm512_set1_epi8(0x0F),
             rows: [load(&d.rows[0], 0), load(&d.rows[1], 0)],
             admits: [load(&d.admits[0], 0), load(&d.admits[1], 0)],
