@@ -40,7 +40,7 @@ use super::error::JsonError;
 use super::keys::ObjectKeys;
 use super::scanner::{JsonLimits, Sink, scan_into};
 use super::string::{Unicode, decode_literal, unicode_escape};
-use super::words::Specials;
+use super::words::Window;
 use crate::checks::{self, CheckOptions, clean, nfc, traversal};
 use crate::found::{Found, KindSet};
 use crate::location::Part;
@@ -73,6 +73,11 @@ pub(crate) fn prove(body: &[u8], limits: JsonLimits, options: &CheckOptions) -> 
     // the sniffed reading tries) is given up at its first line's end.
     let mut proof = Proof::new(options);
     scan_into(body, limits, &mut proof).ok()?;
+    // Each simple escape is two raw bytes for one decoded (counted once, for the document).
+    proof.proven.bytes = proof
+        .proven
+        .bytes
+        .saturating_sub(proof.window.escapes() as u64);
     let text = match clean::two_byte_text(body) {
         Some(text) => text,
         None => utf8gate_codec::validate(body).ok()?,
@@ -95,8 +100,8 @@ struct Proof<'o> {
     alone: [u32; 64],
     /// Characters of escapes checked alone so far.
     alone_checks: usize,
-    /// The special bytes (and the triggers) of the block being read.
-    specials: Specials,
+    /// The stops, escapes and triggers of the block being read.
+    window: Window,
 }
 
 /// Characters of escapes a proof checks alone before it gives up (a few hundred instructions
@@ -112,7 +117,7 @@ impl<'o> Proof<'o> {
             proven: Proven::default(),
             alone: [u32::MAX; 64],
             alone_checks: 0,
-            specials: Specials::new(),
+            window: Window::new(),
         }
     }
 
@@ -147,28 +152,33 @@ impl<'a> Sink<'a> for Proof<'_> {
         at: usize,
         key_of: Option<usize>,
     ) -> Result<usize, Unproven> {
-        // Most strings: no escape (the first special byte is the closing quote) and no
-        // trigger, so nothing to decode or to check alone; a key is only hashed.
-        self.specials.begin(at + 1);
-        let end = self.specials.next(body, at + 1);
-        if body.get(end) == Some(&b'"') && !self.specials.triggered(end) {
-            let inner = &body[at + 1..end];
-            if let Some(object) = key_of
-                && !self.keys.insert(object, inner)
-            {
-                return Err(Unproven);
+        // Most strings: the first stop is the closing quote (simple escapes do not stop the
+        // reading), and no trigger, so nothing to decode or to check alone; a key without
+        // escapes is only hashed.
+        self.window.begin(at + 1);
+        let end = self.window.next(body, at + 1);
+        if body.get(end) == Some(&b'"') {
+            let span = self.window.span(end);
+            if !span.triggered && (key_of.is_none() || !span.escapes) {
+                let inner = &body[at + 1..end];
+                if let Some(object) = key_of
+                    && !self.keys.insert(object, inner)
+                {
+                    return Err(Unproven);
+                }
+                self.proven.bytes += inner.len() as u64;
+                self.proven.strings += 1;
+                return Ok(end + 1);
             }
-            self.proven.bytes += inner.len() as u64;
-            self.proven.strings += 1;
-            return Ok(end + 1);
         }
         self.string_read(body, at, key_of, end)
     }
 }
 
 impl Proof<'_> {
-    /// [`Sink::string`] for a string the fast path did not settle (an escape or a trigger),
-    /// from its first special byte at `first`; out of line, so that the fast path stays small.
+    /// [`Sink::string`] for a string the fast path did not settle (a `\u` escape, a key with
+    /// escapes, or a trigger), from its first stop at `first`; out of line, so that the fast
+    /// path stays small.
     #[inline(never)]
     fn string_read(
         &mut self,
@@ -179,37 +189,36 @@ impl Proof<'_> {
     ) -> Result<usize, Unproven> {
         let key = key_of.is_some();
         let mut pos = first;
-        let (mut len, mut escaped, mut escaped_trigger) = (first - at - 1, false, false);
+        // Raw bytes of `\u` escapes beyond what they decode to.
+        let (mut unicode_extra, mut unicode, mut escaped_trigger) = (0, false, false);
         loop {
             match body.get(pos) {
                 Some(b'"') => break,
+                // The window stops at no simple escape: this is a `\u` escape or none the
+                // proof takes.
                 Some(b'\\') => {
-                    escaped = true;
-                    match body.get(pos + 1) {
-                        // One ASCII byte that composes with nothing (in a value, `\n`, `\r`
-                        // and `\t` are clean controls).
-                        Some(b'"' | b'\\' | b'/') => (pos, len) = (pos + 2, len + 1),
-                        Some(b'n' | b'r' | b't') if !key => (pos, len) = (pos + 2, len + 1),
-                        _ => {
-                            let (next, c) = self.unicode(body, pos, key)?;
-                            pos = next;
-                            len += c.len_utf8();
-                            escaped_trigger |= matches!(c, '.' | '%');
-                        }
-                    }
+                    let (next, c) = self.unicode(body, pos, key)?;
+                    unicode_extra += next - pos - c.len_utf8();
+                    unicode = true;
+                    escaped_trigger |= matches!(c, '.' | '%');
+                    pos = next;
                 }
                 _ => return Err(Unproven),
             }
-            let special = self.specials.next(body, pos);
-            len += special - pos;
-            pos = special;
+            pos = self.window.next(body, pos);
+        }
+        let span = self.window.span(pos);
+        // `\n`, `\r` and `\t` decode to controls, which a key (not text content) reports.
+        if key && span.control_escapes {
+            return Err(Unproven);
         }
         let inner = at + 1..pos;
+        let len = inner.len() - unicode_extra;
         // Only a `.` or `%` lets the traversal check report anything; most dots (prose,
         // numbers, names) are read as no dot-segment from the raw text alone.
-        let trigger =
-            escaped_trigger || (self.specials.triggered(pos) && traversal_may_report(&body[inner]));
+        let trigger = escaped_trigger || (span.triggered && traversal_may_report(&body[inner]));
         if trigger || key {
+            let escaped = unicode || span.escapes;
             self.decoded_checks(body, at, key_of, pos, escaped, trigger)?;
         }
         self.proven.bytes += len as u64;

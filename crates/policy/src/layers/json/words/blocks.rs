@@ -1,6 +1,8 @@
 //! The 64-byte blocks of the proof's window (a leaf of `words`): the masks of a block's special
 //! bytes and triggers, and the run of plain blocks of a long string, portable (loops LLVM
-//! vectorizes); `super::wide` has them with AVX2.
+//! vectorizes); `super::wide` has them with AVX2 and AVX-512.
+
+use super::escapes::Specials;
 
 /// The length of the leading whole 64-byte blocks of `bytes` without a `"`, `\\` or control
 /// byte, and whether they hold a trigger ([`triggers`]): one pass of flags ORed per block (a
@@ -47,19 +49,21 @@ pub(super) fn ends_segment(next: Option<&u8>) -> bool {
     next.is_none_or(|b| matches!(b, b'/' | b'\\' | b'"'))
 }
 
-/// The masks of the special bytes and of the triggers ([`triggers`]) among the first 64 of
-/// `bytes` (fewer at the end): a flag byte for each (a loop LLVM turns into vector compares),
-/// then eight flags at a time packed into bits by one multiplication (their products land in
-/// distinct bits: no carries).
+/// The masks of the quotes, backslashes and control bytes and of the triggers ([`triggers`])
+/// among the first 64 of `bytes` (fewer at the end): a flag byte for each (a loop LLVM turns
+/// into vector compares), then eight flags at a time packed into bits by one multiplication
+/// (their products land in distinct bits: no carries).
 #[inline(always)]
-pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
+pub(super) fn block_masks(bytes: &[u8]) -> (Specials, u64) {
     let mut block = [b' '; 64];
     let n = bytes.len().min(64);
     block[..n].copy_from_slice(&bytes[..n]);
-    let (mut flags, mut dots, mut percents, mut enders) =
-        ([0u8; 64], [0u8; 64], [0u8; 64], [0u8; 64]);
+    let (mut quotes, mut backslashes, mut controls) = ([0u8; 64], [0u8; 64], [0u8; 64]);
+    let (mut dots, mut percents, mut enders) = ([0u8; 64], [0u8; 64], [0u8; 64]);
     for (i, &b) in block.iter().enumerate() {
-        flags[i] = u8::from((b == b'"') | (b == b'\\') | (b < 0x20));
+        quotes[i] = u8::from(b == b'"');
+        backslashes[i] = u8::from(b == b'\\');
+        controls[i] = u8::from(b < 0x20);
         dots[i] = u8::from(b == b'.');
         percents[i] = u8::from(b == b'%');
         enders[i] = u8::from((b == b'/') | (b == b'\\') | (b == b'"'));
@@ -67,10 +71,13 @@ pub(super) fn block_masks(bytes: &[u8]) -> (u64, u64) {
     // Past the end of the bytes, as past the end of a value.
     enders[n..].fill(1);
     let next_ends = ends_segment(bytes.get(64));
-    (
-        pack(&flags),
-        triggers(pack(&dots), pack(&percents), pack(&enders), next_ends),
-    )
+    let specials = Specials {
+        quotes: pack(&quotes),
+        backslashes: pack(&backslashes),
+        controls: pack(&controls),
+    };
+    let triggers = triggers(pack(&dots), pack(&percents), pack(&enders), next_ends);
+    (specials, triggers)
 }
 
 /// The widest vectors the CPU has for the block readings.

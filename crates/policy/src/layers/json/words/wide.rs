@@ -4,24 +4,32 @@
 //! portable x86-64 build has only SSE2); with AVX-512 (F, BW), a block is one vector and each
 //! compare gives its 64-bit mask directly. One of the crate's uses of `unsafe` (with
 //! `checks::wide` and `checks::clean`): calling a function compiled for a feature is sound
-//! only on a CPU that has it, which the caller detected (`Specials::new`).
+//! only on a CPU that has it, which the caller detected (`Window::new`).
 
 #![allow(unsafe_code)]
 
 use super::blocks::{self, Vectors};
+use super::escapes::Specials;
 
 /// [`blocks::block_masks`], with the vectors `v` (which must be ones the CPU has).
 #[inline(always)]
-pub(super) fn block_masks(bytes: &[u8], v: Vectors) -> (u64, u64) {
+pub(super) fn block_masks(bytes: &[u8], v: Vectors) -> (Specials, u64) {
     #[cfg(target_arch = "x86_64")]
     match v {
-        // SAFETY: `v` only names vectors detected on this CPU (`Specials::new`).
+        // SAFETY: `v` only names vectors detected on this CPU (`Window::new`).
         Vectors::Avx512 => return unsafe { block_masks_avx512(bytes) },
         // SAFETY: as above.
         Vectors::Avx2 => return unsafe { block_masks_avx2(bytes) },
         Vectors::Portable => {}
     }
     let _ = v;
+    portable_block_masks(bytes)
+}
+
+/// [`blocks::block_masks`], out of line: its flag arrays would otherwise make the frame of
+/// every caller large, on every CPU.
+#[inline(never)]
+fn portable_block_masks(bytes: &[u8]) -> (Specials, u64) {
     blocks::block_masks(bytes)
 }
 
@@ -75,7 +83,7 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
 /// fewer than 64 bytes).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn block_masks_avx2(bytes: &[u8]) -> (u64, u64) {
+fn block_masks_avx2(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
     let Some(block) = bytes.first_chunk::<64>() else {
         return blocks::block_masks(bytes);
@@ -83,24 +91,19 @@ fn block_masks_avx2(bytes: &[u8]) -> (u64, u64) {
     let v = halves(block);
     let k = |b: u8| _mm256_set1_epi8(b as i8);
     let eq = |b: u8| move |x: __m256i| _mm256_cmpeq_epi8(x, k(b));
-    let special = bits(
-        |x| {
-            let control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, k(0x1F)), x);
-            _mm256_or_si256(_mm256_or_si256(eq(b'"')(x), eq(b'\\')(x)), control)
-        },
-        v,
-    );
+    let specials = Specials {
+        quotes: bits(eq(b'"'), v),
+        backslashes: bits(eq(b'\\'), v),
+        controls: bits(|x| _mm256_cmpeq_epi8(_mm256_min_epu8(x, k(0x1F)), x), v),
+    };
     let dots = bits(eq(b'.'), v);
     if dots == 0 {
-        return (special, bits(eq(b'%'), v));
+        return (specials, bits(eq(b'%'), v));
     }
-    let enders = bits(
-        |x| _mm256_or_si256(_mm256_or_si256(eq(b'/')(x), eq(b'\\')(x)), eq(b'"')(x)),
-        v,
-    );
+    let enders = bits(eq(b'/'), v) | specials.backslashes | specials.quotes;
     let next_ends = blocks::ends_segment(bytes.get(64));
     (
-        special,
+        specials,
         blocks::triggers(dots, bits(eq(b'%'), v), enders, next_ends),
     )
 }
@@ -155,7 +158,7 @@ fn block512(block: &[u8; 64]) -> impl Fn(u8) -> u64 {
     move |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8))
 }
 
-/// The special bytes (`"`, `\`, controls) of a 64-byte block, as a mask (AVX-512 BW).
+/// The special bytes (`"`, `\`, controls) of a 64-byte block, as one mask (AVX-512 BW).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -171,19 +174,29 @@ fn specials512(block: &[u8; 64]) -> u64 {
 /// portable loop for a last block of fewer than 64 bytes).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn block_masks_avx512(bytes: &[u8]) -> (u64, u64) {
+fn block_masks_avx512(bytes: &[u8]) -> (Specials, u64) {
+    use std::arch::x86_64::*;
     let Some(block) = bytes.first_chunk::<64>() else {
         return blocks::block_masks(bytes);
     };
     let eq = block512(block);
-    let special = specials512(block);
+    // SAFETY: as in `block512`.
+    let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    let specials = Specials {
+        quotes: eq(b'"'),
+        backslashes: eq(b'\\'),
+        controls: _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+    };
     let (dots, percents) = (eq(b'.'), eq(b'%'));
     if dots == 0 {
-        return (special, percents);
+        return (specials, percents);
     }
-    let enders = eq(b'/') | eq(b'\\') | eq(b'"');
+    let enders = eq(b'/') | specials.backslashes | specials.quotes;
     let next_ends = blocks::ends_segment(bytes.get(64));
-    (special, blocks::triggers(dots, percents, enders, next_ends))
+    (
+        specials,
+        blocks::triggers(dots, percents, enders, next_ends),
+    )
 }
 
 /// [`blocks::plain_blocks`] with AVX-512: per 64-byte block, the special bytes as one mask;
