@@ -33,14 +33,20 @@ impl SeenKeys {
 /// list; past them, an object's keys go into a hash set as well, so an object of many keys
 /// costs linear time. Keys are compared by a cheap hash: two keys that share one read as a
 /// repeat, which fails the proof and leaves the document to the fields (never a wrong "no
-/// repeat").
-#[derive(Default)]
+/// repeat"). The hashes of the open objects' keys are a stack whose first [`INLINE`] live in
+/// an array: a search and a push of a few keys inline, and a clean document of shallow
+/// objects allocates nothing.
 pub(crate) struct ObjectKeys {
-    /// Hashes of the keys of the open objects, innermost last.
-    keys: smallvec::SmallVec<[u64; FEW_KEYS]>,
-    /// Where the innermost open container's keys start in `keys`.
+    /// The first [`INLINE`] hashes of the open objects' keys, innermost last.
+    inline: [u64; INLINE],
+    /// The hashes past them.
+    spill: Vec<u64>,
+    /// How many hashes the open objects have.
+    len: usize,
+    /// Where the innermost open container's keys start in the stack.
     start: usize,
-    /// Where each open container's keys start in `keys`, but the innermost's, innermost last.
+    /// Where each open container's keys start in the stack, but the innermost's, innermost
+    /// last.
     starts: smallvec::SmallVec<[usize; 16]>,
     /// Containers opened so far: each one's number.
     opened: usize,
@@ -48,11 +54,28 @@ pub(crate) struct ObjectKeys {
     many: std::collections::HashSet<(usize, u64)>,
 }
 
+/// Hashes of the open objects' keys kept in [`ObjectKeys`]'s array.
+const INLINE: usize = 64;
+
+impl Default for ObjectKeys {
+    fn default() -> Self {
+        ObjectKeys {
+            inline: [0; INLINE],
+            spill: Vec::new(),
+            len: 0,
+            start: 0,
+            starts: smallvec::SmallVec::new(),
+            opened: 0,
+            many: std::collections::HashSet::new(),
+        }
+    }
+}
+
 impl ObjectKeys {
     /// A container opens: its number.
     pub(crate) fn open(&mut self) -> usize {
         self.starts.push(self.start);
-        self.start = self.keys.len();
+        self.start = self.len;
         self.opened += 1;
         self.opened
     }
@@ -60,7 +83,8 @@ impl ObjectKeys {
     /// The innermost container closes.
     pub(crate) fn close(&mut self) {
         if let Some(outer) = self.starts.pop() {
-            self.keys.truncate(self.start);
+            self.len = self.start;
+            self.spill.truncate(self.len.saturating_sub(INLINE));
             self.start = outer;
         }
     }
@@ -70,38 +94,58 @@ impl ObjectKeys {
     #[inline(always)]
     pub(crate) fn insert(&mut self, object: usize, key: &[u8]) -> bool {
         let hash = key_hash(key);
-        let start = self.start;
-        let keys = self.keys.as_slice();
-        let count = keys.len() - start;
-        if count >= FEW_KEYS {
-            return self.insert_many(object, hash, count);
+        let (start, len) = (self.start, self.len);
+        if len - start < FEW_KEYS
+            && let Some(stack) = self.inline.get_mut(..=len)
+        {
+            let (keys, free) = stack.split_at_mut(len);
+            if keys[start..].contains(&hash) {
+                return false;
+            }
+            free[0] = hash;
+            self.len = len + 1;
+            return true;
         }
-        if keys[start..].contains(&hash) {
-            return false;
+        self.insert_far(object, hash)
+    }
+
+    /// [`ObjectKeys::insert`] of `hash` into an object of [`FEW_KEYS`] keys or more, or past
+    /// the array: out of line, so that the search of a few keys stays small in its caller.
+    #[inline(never)]
+    fn insert_far(&mut self, object: usize, hash: u64) -> bool {
+        let count = self.len - self.start;
+        if count < FEW_KEYS {
+            if self.hashes().any(|k| k == hash) {
+                return false;
+            }
+        } else {
+            if count == FEW_KEYS {
+                let few: Vec<(usize, u64)> = self.hashes().map(|h| (object, h)).collect();
+                self.many.extend(few);
+            }
+            if !self.many.insert((object, hash)) {
+                return false;
+            }
         }
-        self.keys.push(hash);
+        match self.inline.get_mut(self.len) {
+            Some(free) => *free = hash,
+            None => self.spill.push(hash),
+        }
+        self.len += 1;
         true
     }
 
-    /// [`ObjectKeys::insert`] of `hash` into an object of `count` keys, [`FEW_KEYS`] or more:
-    /// out of line, so that the search of a few keys stays small in its caller.
-    #[inline(never)]
-    fn insert_many(&mut self, object: usize, hash: u64, count: usize) -> bool {
-        if count == FEW_KEYS {
-            let few = self.keys[self.start..].iter().map(|&h| (object, h));
-            self.many.extend(few);
-        }
-        if !self.many.insert((object, hash)) {
-            return false;
-        }
-        self.keys.push(hash);
-        true
+    /// The hashes of the innermost object's keys.
+    fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        let inline = &self.inline[self.start.min(INLINE)..self.len.min(INLINE)];
+        let spill = &self.spill[self.start.saturating_sub(INLINE)..];
+        inline.iter().chain(spill).copied()
     }
 }
 
 /// A cheap hash of a key, eight bytes at a time (its length mixed in first, so that a short
 /// last word need not be padded the same way for every length).
-#[inline]
+#[inline(always)]
 fn key_hash(key: &[u8]) -> u64 {
     let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     let mut words = key.chunks_exact(8);
@@ -134,7 +178,42 @@ fn last_word(tail: &[u8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::last_word;
+    use proptest::prelude::*;
+
+    use super::{ObjectKeys, last_word};
+
+    proptest! {
+        /// The keys of nested objects, in the array, past it and past [`super::FEW_KEYS`] in
+        /// one object, are told apart as a set per open object tells them.
+        #[test]
+        fn repeats_are_found_per_object(
+            steps in prop::collection::vec(
+                prop_oneof![1 => Just(None), 1 => Just(Some(None)), 12 => (0u8..90).prop_map(|k| Some(Some(k)))],
+                0..400,
+            ),
+        ) {
+            let mut keys = ObjectKeys::default();
+            let mut model: Vec<(usize, std::collections::HashSet<u8>)> = Vec::new();
+            for step in steps {
+                match step {
+                    // An object opens.
+                    None => model.push((keys.open(), Default::default())),
+                    // The innermost closes.
+                    Some(None) => {
+                        if model.pop().is_some() {
+                            keys.close();
+                        }
+                    }
+                    Some(Some(key)) => {
+                        if let Some((object, seen)) = model.last_mut() {
+                            let name = format!("key{key}");
+                            prop_assert_eq!(keys.insert(*object, name.as_bytes()), seen.insert(key));
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Two different tails of one length never make the same last word (every tail of up to
     /// two bytes, three-byte tails over the bytes of keys, and tails of four to seven bytes that

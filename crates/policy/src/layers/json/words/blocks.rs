@@ -86,9 +86,10 @@ pub(crate) enum Vectors {
     /// The portable loops (SSE2 on x86-64).
     #[default]
     Portable,
-    /// AVX2: a block in two 256-bit vectors.
+    /// AVX2 (and POPCNT, BMI1): a block in two 256-bit vectors.
     Avx2,
-    /// AVX-512 (F and BW): a block in one vector, its masks straight from the compares.
+    /// AVX-512 (F and BW; and POPCNT, BMI1): a block in one vector, its masks straight from
+    /// the compares.
     Avx512,
 }
 
@@ -97,12 +98,13 @@ impl Vectors {
     pub(super) fn detect() -> Vectors {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512f")
-            {
+            use std::arch::is_x86_feature_detected as has;
+            // The window's readings count and scan bits with POPCNT and BMI1 too.
+            let bits = has!("popcnt") && has!("bmi1");
+            if bits && has!("avx512bw") && has!("avx512f") {
                 return Vectors::Avx512;
             }
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if bits && has!("avx2") {
                 return Vectors::Avx2;
             }
         }

@@ -50,6 +50,24 @@ pub(super) struct Settled {
     /// The bytes of the block these masks cover: 64, or 63 when the last byte begins an escape
     /// (the next block then starts at that backslash).
     pub(super) width: usize,
+    /// How many simple escapes: bits of `simple`.
+    pub(super) escapes: u32,
+}
+
+/// Reads `block` (its first 64 bytes; fewer at the document's end), whose special bytes are
+/// `specials`, its first byte not escaped: its escapes settled if it has a backslash.
+#[inline(always)]
+pub(super) fn read(block: &[u8], specials: Specials) -> Settled {
+    match specials.backslashes {
+        0 => Settled {
+            stops: specials.quotes | specials.controls,
+            simple: 0,
+            controls: 0,
+            width: block.len().min(64),
+            escapes: 0,
+        },
+        _ => settle(block, specials),
+    }
 }
 
 /// Reads the escapes of `block` (its first 64 bytes; fewer at the document's end), whose
@@ -85,6 +103,7 @@ pub(super) fn settle(block: &[u8], specials: Specials) -> Settled {
         simple,
         controls,
         width,
+        escapes: simple.count_ones(),
     }
 }
 
@@ -119,6 +138,7 @@ mod tests {
             simple: 0,
             controls: 0,
             width: block.len().min(64),
+            escapes: 0,
         };
         let mut i = 0;
         while i < s.width {
@@ -139,6 +159,7 @@ mod tests {
             i += 1;
         }
         s.simple |= s.controls;
+        s.escapes = s.simple.count_ones();
         s
     }
 
@@ -189,6 +210,7 @@ mod tests {
             ),
         ) {
             prop_assert_eq!(settle(&block, specials_of(&block)), settle_naive(&block));
+            prop_assert_eq!(super::read(&block, specials_of(&block)), settle_naive(&block));
         }
     }
 }

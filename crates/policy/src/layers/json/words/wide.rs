@@ -9,28 +9,47 @@
 #![allow(unsafe_code)]
 
 use super::blocks::{self, Vectors};
-use super::escapes::Specials;
+use super::escapes::{self, Settled, Specials};
 
-/// [`blocks::block_masks`], with the vectors `v` (which must be ones the CPU has).
+/// A block as the window reads it (`escapes::read` of [`blocks::block_masks`]) and its
+/// triggers, with the vectors `v` (which must be ones the CPU has): compiled whole for them,
+/// counts and bit scans included.
 #[inline(always)]
-pub(super) fn block_masks(bytes: &[u8], v: Vectors) -> (Specials, u64) {
+pub(super) fn read_block(bytes: &[u8], v: Vectors) -> (Settled, u64) {
     #[cfg(target_arch = "x86_64")]
     match v {
         // SAFETY: `v` only names vectors detected on this CPU (`Window::new`).
-        Vectors::Avx512 => return unsafe { block_masks_avx512(bytes) },
+        Vectors::Avx512 => return unsafe { read_avx512(bytes) },
         // SAFETY: as above.
-        Vectors::Avx2 => return unsafe { block_masks_avx2(bytes) },
+        Vectors::Avx2 => return unsafe { read_avx2(bytes) },
         Vectors::Portable => {}
     }
     let _ = v;
-    portable_block_masks(bytes)
+    read_portable(bytes)
 }
 
-/// [`blocks::block_masks`], out of line: its flag arrays would otherwise make the frame of
-/// every caller large, on every CPU.
+/// [`read_block`] with the portable loops, out of line: their flag arrays would otherwise make
+/// the frame of every caller large, on every CPU.
 #[inline(never)]
-fn portable_block_masks(bytes: &[u8]) -> (Specials, u64) {
-    blocks::block_masks(bytes)
+fn read_portable(bytes: &[u8]) -> (Settled, u64) {
+    let (specials, triggers) = blocks::block_masks(bytes);
+    (escapes::read(bytes, specials), triggers)
+}
+
+/// [`read_block`] with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+fn read_avx2(bytes: &[u8]) -> (Settled, u64) {
+    let (specials, triggers) = block_masks_avx2(bytes);
+    (escapes::read(bytes, specials), triggers)
+}
+
+/// [`read_block`] with AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1")]
+fn read_avx512(bytes: &[u8]) -> (Settled, u64) {
+    let (specials, triggers) = block_masks_avx512(bytes);
+    (escapes::read(bytes, specials), triggers)
 }
 
 /// [`blocks::plain_blocks`], with the vectors `v` (which must be ones the CPU has).
@@ -82,6 +101,7 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
 /// its mask taken with `vpmovmskb` (the portable loop, compiled for AVX2, for a last block of
 /// fewer than 64 bytes).
 #[cfg(target_arch = "x86_64")]
+#[inline]
 #[target_feature(enable = "avx2")]
 fn block_masks_avx2(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
@@ -173,6 +193,7 @@ fn specials512(block: &[u8; 64]) -> u64 {
 /// [`blocks::block_masks`] with AVX-512: a whole block as one vector, each compare a mask (the
 /// portable loop for a last block of fewer than 64 bytes).
 #[cfg(target_arch = "x86_64")]
+#[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn block_masks_avx512(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
@@ -247,7 +268,7 @@ mod tests {
                 Vectors::Portable => &[],
             };
             for &v in builds {
-                prop_assert_eq!(super::block_masks(&bytes, v), super::blocks::block_masks(&bytes));
+                prop_assert_eq!(super::read_block(&bytes, v), super::read_block(&bytes, Vectors::Portable));
                 prop_assert_eq!(super::plain_blocks(&bytes, v), super::blocks::plain_blocks(&bytes));
             }
         }

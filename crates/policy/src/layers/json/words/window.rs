@@ -7,7 +7,7 @@
 //! string's text is read once for all of it.
 
 use super::blocks::Vectors;
-use super::{escapes, wide};
+use super::wide;
 
 /// What the bytes of a string hold beyond its stops (from the last [`Window::begin`] to an
 /// offset [`Window::next`] returned).
@@ -118,25 +118,18 @@ impl Window {
             };
             self.leave();
             self.base = pos;
-            let (specials, triggers) = wide::block_masks(block, self.vectors);
+            let (read, triggers) = wide::read_block(block, self.vectors);
             self.triggers = triggers;
-            if specials.backslashes == 0 {
-                self.width = block.len().min(64);
-                self.stops = specials.quotes | specials.controls;
-                (self.simple, self.controls) = (0, 0);
-                if self.stops == 0 && block.len() > 64 {
-                    // 64 plain bytes: a long run of text, read a block at a time without masks
-                    // (this block's triggers are noted when the next one is loaded).
-                    let (plain, trigger) = wide::plain_blocks(&block[64..], self.vectors);
-                    self.left.triggered |= trigger;
-                    pos += 64 + plain;
-                }
-            } else {
-                let settled = escapes::settle(block, specials);
-                self.width = settled.width;
-                self.stops = settled.stops;
-                (self.simple, self.controls) = (settled.simple, settled.controls);
-                self.escapes += settled.simple.count_ones() as usize;
+            self.width = read.width;
+            self.stops = read.stops;
+            (self.simple, self.controls) = (read.simple, read.controls);
+            self.escapes += read.escapes as usize;
+            if read.width == 64 && read.stops | read.simple == 0 && block.len() > 64 {
+                // 64 plain bytes: a long run of text, read a block at a time without masks
+                // (this block's triggers are noted when the next one is loaded).
+                let (plain, trigger) = wide::plain_blocks(&block[64..], self.vectors);
+                self.left.triggered |= trigger;
+                pos += 64 + plain;
             }
         }
     }
