@@ -99,8 +99,11 @@ impl ObjectKeys {
             && let Some(stack) = self.inline.get_mut(..=len)
         {
             let (keys, free) = stack.split_at_mut(len);
-            if keys[start..].contains(&hash) {
-                return false;
+            // A loop, not `contains`, which is a call: an object has a few keys.
+            for &k in &keys[start..] {
+                if k == hash {
+                    return false;
+                }
             }
             free[0] = hash;
             self.len = len + 1;

@@ -224,7 +224,8 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
     }
 
     /// Reads an object member's key (whitespace before it already skipped) and the `:` after
-    /// it.
+    /// it. Inlined into both callers: a key is a third of an API document's tokens.
+    #[inline(always)]
     fn member_key(&mut self) -> Result<(), S::Error> {
         if self.peek() != Some(b'"') {
             return Err(syntax(self.pos, "expected string key").into());

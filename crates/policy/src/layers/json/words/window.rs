@@ -124,9 +124,10 @@ impl Window {
             self.stops = read.stops;
             (self.simple, self.controls) = (read.simple, read.controls);
             self.escapes += read.escapes as usize;
-            if read.width == 64 && read.stops | read.simple == 0 && block.len() > 64 {
-                // 64 plain bytes: a long run of text, read a block at a time without masks
-                // (this block's triggers are noted when the next one is loaded).
+            if read.width == 64 && read.stops == 0 && block.len() > 64 {
+                // 64 bytes without a stop (nor an escape pending past them): a long run of
+                // text, read a block at a time without masks up to the next special byte (this
+                // block's triggers and escapes are noted when the next one is loaded).
                 let (plain, trigger) = wide::plain_blocks(&block[64..], self.vectors);
                 self.left.triggered |= trigger;
                 pos += 64 + plain;
