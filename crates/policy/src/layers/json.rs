@@ -27,6 +27,7 @@ mod keys;
 mod pointer;
 mod proof;
 mod scanner;
+mod stack;
 mod string;
 mod tokens;
 mod words;

@@ -1,5 +1,7 @@
-//! The keys of a document seen so far, by hash (a leaf): how a key given twice in one object
+//! The keys of a document seen so far, by hash: how a key given twice in one object
 //! is found.
+
+use super::stack::Stack;
 
 /// Hashes of the keys seen: the first [`FEW_KEYS`] in a list searched in order, the rest in a
 /// hash set (a small document's keys allocate nothing; a large one's cost stays linear).
@@ -47,7 +49,7 @@ pub(crate) struct ObjectKeys {
     start: usize,
     /// Where each open container's keys start in the stack, but the innermost's, innermost
     /// last.
-    starts: smallvec::SmallVec<[usize; 16]>,
+    starts: Stack<usize, 16>,
     /// Containers opened so far: each one's number.
     opened: usize,
     /// Keys of objects past [`FEW_KEYS`] keys, with their object's number.
@@ -64,7 +66,7 @@ impl Default for ObjectKeys {
             spill: Vec::new(),
             len: 0,
             start: 0,
-            starts: smallvec::SmallVec::new(),
+            starts: Stack::default(),
             opened: 0,
             many: std::collections::HashSet::new(),
         }

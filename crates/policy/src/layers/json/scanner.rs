@@ -3,9 +3,8 @@
 //! `super::proof`. It never recurses (open containers live on an explicit stack whose depth is
 //! checked before each push) and never panics.
 
-use smallvec::SmallVec;
-
 use super::error::{JsonError, syntax};
+use super::stack::Stack;
 
 /// Limits for one scan.
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +49,7 @@ pub(crate) fn scan_into<'a, S: Sink<'a>>(
         pos: 0,
         limits,
         top: None,
-        stack: SmallVec::new(),
+        stack: Stack::default(),
         depth: 0,
         strings: 0,
         sink,
@@ -84,7 +83,7 @@ struct Scanner<'a, 's, S> {
     /// Limits in force.
     limits: JsonLimits,
     /// Open containers around the innermost one, innermost last (the first 16 inline).
-    stack: SmallVec<[Frame; 16]>,
+    stack: Stack<Frame, 16>,
     /// The innermost open container (kept apart from `stack`, which holds the ones around it:
     /// it is read after every value).
     top: Option<Frame>,
@@ -94,6 +93,13 @@ struct Scanner<'a, 's, S> {
     strings: usize,
     /// Where the strings go.
     sink: &'s mut S,
+}
+
+impl Default for Frame {
+    /// An empty slot of the stack's array.
+    fn default() -> Self {
+        Frame::Object { mark: 0 }
+    }
 }
 
 impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {

@@ -63,3 +63,36 @@ fn dots_are_noted_per_string() {
     let dotted = format!(r#"["a", "{filler}", "x/../y", "d"]"#);
     assert_eq!(prove(dotted.as_bytes(), limits, &options), None);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4096))]
+
+    /// A soup of JSON's bytes (quotes, backslashes and escapes stray or in place, brackets,
+    /// long runs across blocks): whatever the proof takes, the scanner takes too, with the
+    /// same strings and the same decoded bytes. The window's escapes read a block from a
+    /// start with no escape pending; a stray backslash outside a string must never let the
+    /// proof read strings the scanner does not.
+    #[test]
+    fn the_proof_takes_only_what_the_scanner_takes(
+        tokens in prop::collection::vec(
+            prop::sample::select(vec![
+                "\"", "\\", "\\\"", "\\\\", "\\n", "\\/", "\\u0041", "\\ud83d\\ude00", "a", "é",
+                ",", "[", "]", "{", "}", ":", "1", " ", "\"x\"", "\"k\":", ",\"",
+                "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz012",
+            ]),
+            0..40,
+        ),
+    ) {
+        let body = format!("[\"{}\"]", tokens.concat());
+        let options = CheckOptions { lookalikes: lookalike::Table::Default, max_nonstarters: 30 };
+        let limits = JsonLimits { max_depth: 16, max_strings: 1000 };
+        if let Some(proven) = prove(body.as_bytes(), limits, &options) {
+            let scanned = crate::layers::json::scan(body.as_bytes(), limits);
+            prop_assert!(scanned.is_ok(), "{}", body);
+            let strings = scanned.unwrap();
+            prop_assert_eq!(strings.len(), proven.strings, "{}", body);
+            let bytes: usize = strings.iter().map(|s| s.value.len()).sum();
+            prop_assert_eq!(bytes as u64, proven.bytes, "{}", body);
+        }
+    }
+}
