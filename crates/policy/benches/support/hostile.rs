@@ -127,6 +127,7 @@ pub const NAMES: &[&str] = &[
     "json-dotted-strings",
     "json-proof-fails-last",
     "json-escaped-quotes",
+    "json-newline-escapes",
     "json-dot-slash-strings",
     "xml-nul-references",
     "xml-many-attributes",
@@ -248,6 +249,9 @@ fn describe(name: &str) -> &'static str {
             "90 000 clean JSON strings, the last one \\u0000: proven, then read as fields"
         }
         "json-escaped-quotes" => "one JSON string of \\\" escapes: proven, one escape / 2 bytes",
+        "json-newline-escapes" => {
+            "one JSON string of \\n escapes: proven, each escape's letter read alone"
+        }
         "json-dot-slash-strings" => {
             "90 000 JSON strings of a./b (each may hold a dot-segment: traversal-checked; twin: ab)"
         }

@@ -17,6 +17,7 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
         "json-surrogate-escapes" => one(b"\\ud800"),
         "json-control-escapes" => one(b"\\b"),
         "json-escaped-quotes" => one(b"\\\""),
+        "json-newline-escapes" => one(b"\\n"),
         "json-continuation" => one(b"\x80"),
         "json-many-strings" => twins(
             strings(b"[", b"\\u0000", b"]", JSON_STRINGS, size),

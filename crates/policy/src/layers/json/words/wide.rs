@@ -67,6 +67,17 @@ pub(super) fn plain_blocks(bytes: &[u8], v: Vectors) -> (usize, bool) {
     blocks::plain_blocks(bytes)
 }
 
+/// A document's last block of fewer than 64 bytes, padded with `/`: no special byte, no
+/// trigger, and what may end a dot-segment, as the end of a value does (`blocks::block_masks`
+/// reads past the end so), so that the vectors read it as the portable loops do.
+#[inline(always)]
+fn padded(bytes: &[u8]) -> [u8; 64] {
+    let mut block = [b'/'; 64];
+    let n = bytes.len().min(64);
+    block[..n].copy_from_slice(&bytes[..n]);
+    block
+}
+
 /// The bits of `eq` (a byte compare) over a 64-byte block's two halves.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -98,15 +109,19 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
 }
 
 /// [`blocks::block_masks`] with AVX2: a whole block as two 256-bit vectors, each compared and
-/// its mask taken with `vpmovmskb` (the portable loop, compiled for AVX2, for a last block of
-/// fewer than 64 bytes).
+/// its mask taken with `vpmovmskb` (a last block of fewer than 64 bytes padded).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn block_masks_avx2(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
-    let Some(block) = bytes.first_chunk::<64>() else {
-        return blocks::block_masks(bytes);
+    let storage;
+    let block = match bytes.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            storage = padded(bytes);
+            &storage
+        }
     };
     let v = halves(block);
     let k = |b: u8| _mm256_set1_epi8(b as i8);
@@ -190,15 +205,20 @@ fn specials512(block: &[u8; 64]) -> u64 {
     eq(b'"') | eq(b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F))
 }
 
-/// [`blocks::block_masks`] with AVX-512: a whole block as one vector, each compare a mask (the
-/// portable loop for a last block of fewer than 64 bytes).
+/// [`blocks::block_masks`] with AVX-512: a whole block as one vector, each compare a mask (a
+/// last block of fewer than 64 bytes padded).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn block_masks_avx512(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
-    let Some(block) = bytes.first_chunk::<64>() else {
-        return blocks::block_masks(bytes);
+    let storage;
+    let block = match bytes.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            storage = padded(bytes);
+            &storage
+        }
     };
     let eq = block512(block);
     // SAFETY: as in `block512`.
