@@ -158,8 +158,11 @@ impl<'a> Sink<'a> for Proof<'_> {
         self.window.begin(at + 1);
         let end = self.window.next(body, at + 1);
         if body.get(end) == Some(&b'"') {
-            let span = self.window.span(end);
-            if !span.triggered && (key_of.is_none() || !span.escapes) {
+            let plain = self.window.plain_in_block(end, key_of.is_some()) || {
+                let span = self.window.span(end);
+                !span.triggered && (key_of.is_none() || !span.escapes)
+            };
+            if plain {
                 let inner = &body[at + 1..end];
                 if let Some(object) = key_of
                     && !self.keys.insert(object, inner)

@@ -81,6 +81,22 @@ impl Window {
         }
     }
 
+    /// Whether the bytes from the last [`Window::begin`] up to `end` (the last offset
+    /// [`Window::next`] returned) lie in the block being read and hold no trigger, nor, for a
+    /// key (`key`), an escape: [`Window::span`]'s common answer in a few instructions (`false`
+    /// when the bytes leave the block: [`Window::span`] then says).
+    #[inline(always)]
+    pub(crate) fn plain_in_block(&self, end: usize, key: bool) -> bool {
+        let from = self.start.wrapping_sub(self.base);
+        let to = end.wrapping_sub(self.base);
+        if from > to || to >= 64 {
+            return false;
+        }
+        let range = (1u64 << to) - (1u64 << from);
+        let stops = self.triggers | if key { self.simple } else { 0 };
+        stops & range == 0
+    }
+
     /// The offset of the first byte of `body` at or after `pos` where the reading of a string
     /// stops (a quote or a control byte not escaped, a backslash that begins an escape other
     /// than a simple one), or the length of `body`. `pos` is at or after the last offset

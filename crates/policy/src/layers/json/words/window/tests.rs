@@ -57,6 +57,13 @@ proptest! {
             expected.control_escapes |= controls;
             read.extend(pos..found);
             let span = window.span(found);
+            // The shortcut says what the span says, when it answers.
+            if window.plain_in_block(found, false) {
+                prop_assert!(!span.triggered);
+            }
+            if window.plain_in_block(found, true) {
+                prop_assert!(!span.triggered && !span.escapes);
+            }
             prop_assert_eq!(span.escapes, expected.escapes);
             prop_assert_eq!(span.control_escapes, expected.control_escapes);
             // A trigger is sound (every `%`, every `.` before a `/`, `\\` or `"`, wherever
