@@ -44,7 +44,8 @@ pub(crate) fn scan_into<'a, S: Sink<'a>>(
     limits: JsonLimits,
     sink: &mut S,
 ) -> Result<(), S::Error> {
-    Scanner {
+    // Built in place and read by reference: moving it would copy its inline stack.
+    let mut scanner = Scanner {
         body,
         pos: 0,
         limits,
@@ -53,8 +54,8 @@ pub(crate) fn scan_into<'a, S: Sink<'a>>(
         depth: 0,
         strings: 0,
         sink,
-    }
-    .run()
+    };
+    scanner.run()
 }
 
 /// An open container on the scanner's explicit stack.
@@ -116,7 +117,7 @@ impl<'a, S: Sink<'a>> Scanner<'a, '_, S> {
     }
 
     /// Reads the whole document.
-    fn run(mut self) -> Result<(), S::Error> {
+    fn run(&mut self) -> Result<(), S::Error> {
         loop {
             // A value is expected here.
             self.skip_ws();
