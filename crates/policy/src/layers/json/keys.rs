@@ -119,18 +119,19 @@ impl ObjectKeys {
     #[inline(never)]
     fn insert_far(&mut self, object: usize, hash: u64) -> bool {
         let count = self.len - self.start;
-        if count < FEW_KEYS {
-            if self.hashes().any(|k| k == hash) {
-                return false;
+        let new = {
+            let mut few = hashes(&self.inline, &self.spill, self.start, self.len);
+            if count < FEW_KEYS {
+                !few.any(|k| k == hash)
+            } else {
+                if count == FEW_KEYS {
+                    self.many.extend(few.map(|h| (object, h)));
+                }
+                self.many.insert((object, hash))
             }
-        } else {
-            if count == FEW_KEYS {
-                let few: Vec<(usize, u64)> = self.hashes().map(|h| (object, h)).collect();
-                self.many.extend(few);
-            }
-            if !self.many.insert((object, hash)) {
-                return false;
-            }
+        };
+        if !new {
+            return false;
         }
         match self.inline.get_mut(self.len) {
             Some(free) => *free = hash,
@@ -139,13 +140,20 @@ impl ObjectKeys {
         self.len += 1;
         true
     }
+}
 
-    /// The hashes of the innermost object's keys.
-    fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
-        let inline = &self.inline[self.start.min(INLINE)..self.len.min(INLINE)];
-        let spill = &self.spill[self.start.saturating_sub(INLINE)..];
-        inline.iter().chain(spill).copied()
-    }
+/// The hashes from `start` to `len` of a stack whose first [`INLINE`] are `inline` and the rest
+/// `spill`: the innermost object's keys (a function of the two, not of [`ObjectKeys`], so that
+/// its set of many keys can be extended from them).
+fn hashes<'k>(
+    inline: &'k [u64; INLINE],
+    spill: &'k [u64],
+    start: usize,
+    len: usize,
+) -> impl Iterator<Item = u64> + 'k {
+    let inline = &inline[start.min(INLINE)..len.min(INLINE)];
+    let spill = &spill[start.saturating_sub(INLINE)..];
+    inline.iter().chain(spill).copied()
 }
 
 /// A cheap hash of a key, eight bytes at a time (its length mixed in first, so that a short

@@ -1,4 +1,4 @@
-//! The proof's window on a document (a leaf of `words`): the bytes where the reading of a
+//! The proof's window on a document (in `words`): the bytes where the reading of a
 //! string must stop, found 64 bytes at a time. One mask for the block being read, so that a
 //! string costs a few instructions rather than a search set up for each run; the block's
 //! simple escapes are read with the block (`super::escapes`), so that an escape-dense string
