@@ -8,6 +8,8 @@
 
 #![allow(unsafe_code)]
 
+use std::borrow::Cow;
+
 use super::blocks::{self, Vectors};
 use super::escapes::{self, Settled, Specials};
 
@@ -67,15 +69,20 @@ pub(super) fn plain_blocks(bytes: &[u8], v: Vectors) -> (usize, bool) {
     blocks::plain_blocks(bytes)
 }
 
-/// A document's last block of fewer than 64 bytes, padded with `/`: no special byte, no
-/// trigger, and what may end a dot-segment, as the end of a value does (`blocks::block_masks`
-/// reads past the end so), so that the vectors read it as the portable loops do.
+/// The first 64 bytes of `bytes`; a document's last block of fewer, padded with `/`: no special
+/// byte, no trigger, and what may end a dot-segment, as the end of a value does
+/// (`blocks::block_masks` reads past the end so), so that the vectors read it as the portable
+/// loops do.
 #[inline(always)]
-fn padded(bytes: &[u8]) -> [u8; 64] {
-    let mut block = [b'/'; 64];
-    let n = bytes.len().min(64);
-    block[..n].copy_from_slice(&bytes[..n]);
-    block
+fn whole(bytes: &[u8]) -> Cow<'_, [u8; 64]> {
+    match bytes.first_chunk::<64>() {
+        Some(block) => Cow::Borrowed(block),
+        None => {
+            let mut block = [b'/'; 64];
+            block[..bytes.len()].copy_from_slice(bytes);
+            Cow::Owned(block)
+        }
+    }
 }
 
 /// The bits of `eq` (a byte compare) over a 64-byte block's two halves.
@@ -115,14 +122,7 @@ fn halves(block: &[u8; 64]) -> [std::arch::x86_64::__m256i; 2] {
 #[target_feature(enable = "avx2")]
 fn block_masks_avx2(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
-    let storage;
-    let block = match bytes.first_chunk::<64>() {
-        Some(block) => block,
-        None => {
-            storage = padded(bytes);
-            &storage
-        }
-    };
+    let block = &*whole(bytes);
     let v = halves(block);
     let k = |b: u8| _mm256_set1_epi8(b as i8);
     let eq = |b: u8| move |x: __m256i| _mm256_cmpeq_epi8(x, k(b));
@@ -212,14 +212,7 @@ fn specials512(block: &[u8; 64]) -> u64 {
 #[target_feature(enable = "avx512f,avx512bw")]
 fn block_masks_avx512(bytes: &[u8]) -> (Specials, u64) {
     use std::arch::x86_64::*;
-    let storage;
-    let block = match bytes.first_chunk::<64>() {
-        Some(block) => block,
-        None => {
-            storage = padded(bytes);
-            &storage
-        }
-    };
+    let block = &*whole(bytes);
     let eq = block512(block);
     // SAFETY: as in `block512`.
     let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
