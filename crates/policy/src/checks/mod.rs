@@ -179,5 +179,34 @@ mod tests {
             let expected: Vec<usize> = (0..bytes.len()).filter(|&i| flag(bytes[i])).collect();
             prop_assert_eq!(seen, expected);
         }
+
+        /// The word-at-a-time test of a short field reads as a byte loop: `None` past a byte
+        /// that is not printable ASCII, else whether a `.` or `%` is there (edge bytes of each
+        /// range, at every offset of a word and its tail).
+        #[test]
+        fn printable_ascii_dots_reads_as_a_byte_loop(
+            bytes in prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..80),
+                "[ -~]{0,80}".prop_map(String::into_bytes),
+                proptest::collection::vec(
+                    prop_oneof![
+                        Just(0x00u8), Just(0x1F), Just(0x20), Just(0x2D), Just(0x2F),
+                        Just(0x24), Just(0x26), Just(b'.'), Just(b'%'), Just(b'a'),
+                        Just(0x7E), Just(0x7F), Just(0x80), Just(0xA0), Just(0xAE), Just(0xFF),
+                    ],
+                    0..40,
+                ),
+                "[a-z]{0,40}".prop_flat_map(|s| {
+                    let len = s.len();
+                    (Just(s.into_bytes()), 0..=len, prop_oneof![Just(b'.'), Just(b'%'), Just(0x7F), Just(0x1F), Just(0xC3)])
+                }).prop_map(|(mut b, at, x)| { b.insert(at, x); b }),
+            ],
+        ) {
+            let expected = bytes
+                .iter()
+                .all(|&b| (0x20..0x7F).contains(&b))
+                .then(|| bytes.iter().any(|&b| b == b'.' || b == b'%'));
+            prop_assert_eq!(super::bytes::printable_ascii_dots(&bytes), expected);
+        }
     }
 }

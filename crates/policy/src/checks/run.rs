@@ -2,7 +2,7 @@
 //! build ([`super::check_field`]) and the AVX2 one ([`super::wide`]); the checks of one valid run
 //! are [`super::per_check`]'s and [`super::segmented`]'s.
 
-use super::bytes::{Piece, pieces};
+use super::bytes::{Piece, pieces, printable_ascii_dots};
 use super::per_check::{CheckOptions, check_run_per_check};
 use super::{clean, segmented, traversal, utf8};
 use crate::found::Found;
@@ -18,8 +18,14 @@ pub(super) fn check_field_inlined(
 ) {
     // Short printable ASCII (most paths, query values and headers) is valid UTF-8 with no
     // control character and nothing any other character check looks for: only the traversal
-    // check can find something in it.
-    if bytes.len() <= 256 && bytes.iter().all(|&b| (0x20..0x7F).contains(&b)) {
+    // check can find something in it, and only at a `.` (a dot-segment) or a `%` (a lax second
+    // decoding): without one, it has nothing to read (most names, values and paths).
+    if bytes.len() <= 256
+        && let Some(dots) = printable_ascii_dots(bytes)
+    {
+        if !dots {
+            return;
+        }
         let known = traversal::Known {
             text: utf8gate_codec::ascii_text(bytes),
             path_lookalike: None,

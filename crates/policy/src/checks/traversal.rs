@@ -171,8 +171,13 @@ pub(crate) fn scan_with(
             (Cow::Owned(strict), Cow::Owned(lax))
         }
     };
-    let strict_shape = shape(&strict);
     let has_escape = memchr::memchr(b'%', bytes).is_some();
+    if malformations_none && !has_escape && known.path_lookalike.is_none() {
+        // Only the plain dot-segments are left to report (most fields that reach here).
+        dot_segment(&strict, bytes, true, out);
+        return;
+    }
+    let strict_shape = shape(&strict);
     if !malformations_none || has_escape {
         let lax = lax_text(&percent_lax::decode_lax(first_lax.as_bytes()));
         let lax_shape = shape(&lax);
@@ -229,20 +234,26 @@ pub(crate) fn scan_with(
         }
     }
     if strict_shape.dot_segments > 0 {
-        let at = dot_segments(&strict)
-            .next()
-            .filter(|_| malformations_none)
-            .unwrap_or(0);
-        let len = if strict[at..].starts_with("..") { 2 } else { 1 };
-        out.push(RawFinding::new(
-            FindingKind::DotSegment,
-            at,
-            &bytes[at..(at + len).min(bytes.len())],
-            Fix::None,
-            None,
-            "dot-segment ('.' or '..') after decoding".to_string(),
-        ));
+        dot_segment(&strict, bytes, malformations_none, out);
     }
+}
+
+/// Reports the first dot-segment of the strict reading `strict` of `bytes`, if it has one (at
+/// its offset when `offsets_agree`, the field having no malformation; else at 0).
+fn dot_segment(strict: &str, bytes: &[u8], offsets_agree: bool, out: &mut Found) {
+    let Some(first) = dot_segments(strict).next() else {
+        return;
+    };
+    let at = if offsets_agree { first } else { 0 };
+    let len = if strict[at..].starts_with("..") { 2 } else { 1 };
+    out.push(RawFinding::new(
+        FindingKind::DotSegment,
+        at,
+        &bytes[at..(at + len).min(bytes.len())],
+        Fix::None,
+        None,
+        "dot-segment ('.' or '..') after decoding".to_string(),
+    ));
 }
 
 fn excerpt(text: &str) -> String {
@@ -319,6 +330,21 @@ mod tests {
                 .find(|(_, s)| *s == "." || *s == "..")
                 .map(|(at, _)| at);
             proptest::prop_assert_eq!(dot_segments(&text).next(), first);
+        }
+
+        /// Valid text without `%` or lookalikes (the check's shortcut) reports its first
+        /// dot-segment, as splitting finds it, and nothing else.
+        #[test]
+        fn plain_text_reports_its_first_dot_segment(
+            text in "[./\\ab]{0,24}",
+            part in proptest::prop_oneof![proptest::strategy::Just(Part::Path), proptest::strategy::Just(Part::Header)],
+        ) {
+            let first = text
+                .split(['/', '\\'])
+                .scan(0, |at, s| { let here = *at; *at += s.len() + 1; Some((here, s)) })
+                .find(|(_, s)| *s == "." || *s == "..")
+                .map(|(at, _)| (FindingKind::DotSegment, at));
+            proptest::prop_assert_eq!(kinds(part, text.as_bytes()), Vec::from_iter(first));
         }
     }
 
