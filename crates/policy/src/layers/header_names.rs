@@ -26,7 +26,12 @@ pub(super) fn check(request: &Request, out: &mut Decomposed) {
     let mut spellings: Option<Spellings> = None;
     for (name, _) in &request.headers {
         let bytes = name.as_bytes();
-        if let Some(bad) = bytes.iter().position(|&b| !is_tchar(b)) {
+        // One pass: whether it is a token, and whether it has an underscore (exact when it is).
+        let mut underscore = false;
+        if let Some(bad) = bytes.iter().position(|&b| {
+            underscore |= b == b'_';
+            !is_tchar(b)
+        }) {
             let why = format!(
                 "byte 0x{:02X} in a header name, which is not a token",
                 bytes[bad]
@@ -40,7 +45,7 @@ pub(super) fn check(request: &Request, out: &mut Decomposed) {
             );
             continue;
         }
-        if !bytes.contains(&b'_') {
+        if !underscore {
             continue;
         }
         let key = cgi_name(bytes);

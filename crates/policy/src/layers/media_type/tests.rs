@@ -99,3 +99,12 @@ fn the_offset_points_at_the_second_reading() {
     let (at, why) = second_reading(value).unwrap();
     assert_eq!(&value[at..], b" junk", "{why}");
 }
+
+/// The table is RFC 9110 §5.6.2's `tchar`, byte for byte.
+#[test]
+fn tchar_table_is_the_grammar() {
+    for b in 0..=255u8 {
+        let grammar = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        assert_eq!(super::is_tchar(b), grammar, "byte 0x{b:02X}");
+    }
+}
