@@ -150,21 +150,23 @@ pub fn archive_in(content_type: Option<&[u8]>, head: &[u8]) -> Option<&'static s
 /// the media type's `charset`, or `X-Up-Devcap-Post-Charset`, which some backends take for a
 /// form's charset (OWASP CRS rule 920490).
 fn declared_charset(request: &Request, ct: &ContentType) -> Option<(String, String)> {
-    let header = request.header_value("x-up-devcap-post-charset").map(|v| {
-        let label = String::from_utf8_lossy(trim(v)).to_ascii_lowercase();
-        let message = format!("X-Up-Devcap-Post-Charset names {label:?}, which is not UTF-8");
-        (label, message)
-    });
-    let declared = ct.charset().map(|charset| {
+    // In this order; a message is written only for a label that is not UTF-8 (most are).
+    if let Some(charset) = ct.charset().filter(|c| !is_utf8_label(c)) {
         let message = format!("declared charset {charset:?} is not UTF-8");
-        (charset, message)
-    });
-    let xml = ct.is_xml().then(|| xml_encoding(&request.body)).flatten();
-    declared
-        .into_iter()
-        .chain(header)
-        .chain(xml)
-        .find(|(label, _)| !is_utf8_label(label))
+        return Some((charset, message));
+    }
+    let header = request.header_value("x-up-devcap-post-charset");
+    if let Some(label) = header
+        .map(|v| String::from_utf8_lossy(trim(v)).to_ascii_lowercase())
+        .filter(|l| !is_utf8_label(l))
+    {
+        let message = format!("X-Up-Devcap-Post-Charset names {label:?}, which is not UTF-8");
+        return Some((label, message));
+    }
+    ct.is_xml()
+        .then(|| xml_encoding(&request.body))
+        .flatten()
+        .filter(|(label, _)| !is_utf8_label(label))
 }
 
 /// The `encoding` of an XML declaration at the start of `body` (XML 1.0 §4.3.3) when it is

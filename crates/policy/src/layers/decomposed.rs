@@ -146,6 +146,10 @@ impl<'a> Decomposed<'a> {
     /// Its fields are copied when they borrow bytes that `self` may outlive.
     pub(super) fn absorb_check_only(&mut self, other: Decomposed<'_>) {
         self.layer_room = self.layer_room.min(other.layer_room);
+        // Most second readings read nothing (a text body that is no JSON, form or archive).
+        if other.fields.is_empty() && other.structural.is_empty() {
+            return;
+        }
         self.structural.extend(other.structural);
         self.fields.extend(other.fields.into_iter().map(|f| {
             let mut f = f.into_owned();
