@@ -1,6 +1,6 @@
 //! The byte scans the checks share: visiting the bytes a branch-free test flags, 64 at a time;
-//! the character at an offset; the valid stretches of a field between its malformations. A
-//! leaf: it uses nothing else of the crate.
+//! a short field's printable-ASCII test; the character at an offset; the valid stretches of a
+//! field between its malformations. A leaf: it uses nothing else of the crate.
 
 /// Calls `found(i)` for every index whose byte `flag` accepts, in order. `flag` should be
 /// branch-free (`&`/`|` of comparisons) so that the block test vectorizes. The checks flag only
@@ -58,30 +58,39 @@ pub(crate) fn pack_flags(flags: &[u8; 64]) -> u64 {
 
 /// For a field of printable ASCII (every byte in `0x20..0x7F`): whether it holds a `.` or a
 /// `%`, the only bytes at which the traversal check can find something in it. `None` when a
-/// byte is not printable ASCII. Eight bytes a step, as one `u64` each (the last padded with
-/// `a`): a short field costs a few instructions a word, where a byte loop costs a few a byte.
+/// byte is not printable ASCII. Eight bytes a step, as one `u64` each, the last word the
+/// field's last eight bytes (they overlap the word before: the tests are unions): a field costs
+/// a few instructions a word, where a byte loop costs a few a byte. Under eight bytes, a byte
+/// loop.
 #[inline(always)]
 pub(crate) fn printable_ascii_dots(bytes: &[u8]) -> Option<bool> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES * 0x80;
+    if bytes.len() < 8 {
+        let mut dots = false;
+        for &b in bytes {
+            if !(0x20..0x7F).contains(&b) {
+                return None;
+            }
+            dots |= b == b'.' || b == b'%';
+        }
+        return Some(dots);
+    }
     // A nonzero byte of high bits where a byte of `w` is zero (exact as to whether one is).
     let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
     let (mut bad, mut dots) = (0u64, 0u64);
-    let mut word = |w: u64| {
+    let mut word = |eight: &[u8]| {
+        let w = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
         // A byte of 0x80 or more (its own high bit), under 0x20 (borrows only below one that
         // is), or 0x7F.
         bad |= w | (w.wrapping_sub(ONES * 0x20) & !w) | zero(w ^ (ONES * 0x7F));
         dots |= zero(w ^ (ONES * u64::from(b'.'))) | zero(w ^ (ONES * u64::from(b'%')));
     };
     let words = bytes.chunks_exact(8);
-    let tail = words.remainder();
-    for eight in words {
-        word(u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])));
-    }
-    if !tail.is_empty() {
-        let mut last = [b'a'; 8];
-        last[..tail.len()].copy_from_slice(tail);
-        word(u64::from_le_bytes(last));
+    let tail = !words.remainder().is_empty();
+    words.for_each(&mut word);
+    if tail {
+        word(&bytes[bytes.len() - 8..]);
     }
     (bad & HIGH == 0).then_some(dots & HIGH != 0)
 }

@@ -241,7 +241,12 @@ pub(crate) fn scan_with(
 /// Reports the first dot-segment of the strict reading `strict` of `bytes`, if it has one (at
 /// its offset when `offsets_agree`, the field having no malformation; else at 0).
 fn dot_segment(strict: &str, bytes: &[u8], offsets_agree: bool, out: &mut Found) {
-    let Some(first) = dot_segments(strict).next() else {
+    // Without a separator the only segment is the whole text (prose has many dots, few `/`).
+    let first = match memchr::memchr2(b'/', b'\\', strict.as_bytes()) {
+        None => (strict == "." || strict == "..").then_some(0),
+        Some(_) => dot_segments(strict).next(),
+    };
+    let Some(first) = first else {
         return;
     };
     let at = if offsets_agree { first } else { 0 };
