@@ -195,14 +195,15 @@ pub(crate) fn scan_with(
                         .map(|p| p..(p + 3).min(bytes.len()))
                 })
                 .unwrap_or(0..bytes.len().min(16));
-            out.push(RawFinding::new(
+            let why = format!("a lax reading of this field contains {:?}", excerpt(&lax));
+            report(
+                out,
                 FindingKind::Traversal,
+                bytes,
                 trigger.start,
-                &bytes[trigger.clone()],
-                Fix::None,
-                None,
-                format!("a lax reading of this field contains {:?}", excerpt(&lax)),
-            ));
+                trigger.len(),
+                why,
+            );
         }
     }
     // Only a lookalike of '.', '/' or '\\' can change the shape; the text is folded only when it
@@ -223,14 +224,8 @@ pub(crate) fn scan_with(
             } else {
                 (0, 0)
             };
-            out.push(RawFinding::new(
-                FindingKind::Traversal,
-                at,
-                &bytes[at..(at + len).min(bytes.len())],
-                Fix::None,
-                None,
-                format!("lookalikes fold this field into {:?}", excerpt(&folded)),
-            ));
+            let why = format!("lookalikes fold this field into {:?}", excerpt(&folded));
+            report(out, FindingKind::Traversal, bytes, at, len, why);
         }
     }
     if strict_shape.dot_segments > 0 {
@@ -251,14 +246,15 @@ fn dot_segment(strict: &str, bytes: &[u8], offsets_agree: bool, out: &mut Found)
     };
     let at = if offsets_agree { first } else { 0 };
     let len = if strict[at..].starts_with("..") { 2 } else { 1 };
-    out.push(RawFinding::new(
-        FindingKind::DotSegment,
-        at,
-        &bytes[at..(at + len).min(bytes.len())],
-        Fix::None,
-        None,
-        "dot-segment ('.' or '..') after decoding".to_string(),
-    ));
+    let why = "dot-segment ('.' or '..') after decoding".to_string();
+    report(out, FindingKind::DotSegment, bytes, at, len, why);
+}
+
+/// Reports `kind` at the `len` bytes of `bytes` from `at` (cut at the field's end): the
+/// traversal check's findings have no fix.
+fn report(out: &mut Found, kind: FindingKind, bytes: &[u8], at: usize, len: usize, why: String) {
+    let shown = &bytes[at.min(bytes.len())..(at + len).min(bytes.len())];
+    out.push(RawFinding::new(kind, at, shown, Fix::None, None, why));
 }
 
 fn excerpt(text: &str) -> String {
