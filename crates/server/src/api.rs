@@ -11,7 +11,8 @@ use axum::routing::{any, post};
 use crate::gate::{Outcome, Use};
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
-use crate::state::{AppState, Current};
+use crate::carried::Current;
+use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
 
 pub mod authz;

@@ -15,6 +15,7 @@ pub mod api;
 pub mod audit;
 pub mod authority;
 pub mod budget;
+pub mod carried;
 pub mod cli;
 pub mod config;
 pub mod convert;

@@ -6,8 +6,12 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
+use std::borrow::Cow;
 use utf8gate_policy::{Action, Decision, Mode, Verdict};
 
+use indexed::ByIndex;
+
+mod indexed;
 mod reload;
 mod text;
 mod upstream;
@@ -52,6 +56,9 @@ struct Inner {
     budget_refusals: IntCounter,
     websocket: WebSocketMetrics,
     reloads: ReloadMetrics,
+    /// Series of `requests` (each mode's default route, by mode and decision),
+    /// `inspected_bytes` (by class), `duration` (by mode), `protocols`, by index.
+    by_index: ByIndex,
 }
 
 /// Every value of the `protocol` label.
@@ -229,6 +236,7 @@ impl Metrics {
             budget_bytes,
             budget_charged,
             budget_refusals,
+            by_index: ByIndex::new(),
         };
         Metrics {
             inner: std::sync::Arc::new(inner),
@@ -249,8 +257,9 @@ impl Metrics {
     /// Counts a request received over `version` (`protocol` label: http1 for HTTP/1.0 and 1.1,
     /// http2; hyper serves no other).
     pub fn received(&self, version: axum::http::Version) {
-        let label = PROTOCOLS[usize::from(version == axum::http::Version::HTTP_2)];
-        self.inner.protocols.with_label_values(&[label]).inc();
+        let index = usize::from(version == axum::http::Version::HTTP_2);
+        let protocols = &self.inner.by_index.protocols;
+        (protocols.at(&self.inner.protocols, index, &[PROTOCOLS[index]])).inc();
     }
 
     /// Records one evaluated request answered after `seconds`.
@@ -261,19 +270,19 @@ impl Metrics {
 
     /// Records the time from a request's arrival to its response.
     pub fn observe(&self, mode: Mode, seconds: f64) {
-        self.inner
-            .duration
-            .with_label_values(&[mode.as_str()])
-            .observe(seconds);
+        let duration = &self.inner.by_index.duration;
+        (duration.at(&self.inner.duration, mode as usize, &[mode.as_str()])).observe(seconds);
+    }
+
+    /// The `requests` series of `mode`, the decision `DECISIONS[decision]` and `route`.
+    fn requests(&self, mode: Mode, decision: usize, route: &str) -> Cow<'_, IntCounter> {
+        (self.inner.by_index).requests(&self.inner.requests, mode, decision, route)
     }
 
     /// Records a verdict: the request's decision, its findings and the bytes inspected.
     /// `route` is the route's name ("" for uploads, which have none).
     pub fn record_verdict(&self, mode: Mode, verdict: &Verdict, route: &str) {
-        self.inner
-            .requests
-            .with_label_values(&[mode.as_str(), verdict.decision.as_str(), route])
-            .inc();
+        self.requests(mode, verdict.decision as usize, route).inc();
         text::record(&self.inner.not_text, mode, verdict);
         for f in &verdict.findings {
             if f.action == Action::Excluded {
@@ -303,24 +312,17 @@ impl Metrics {
                 }
             }
         }
-        for (location, bytes) in verdict.bytes_by_location.iter() {
-            self.inner
-                .inspected_bytes
-                .with_label_values(&[location.as_str()])
-                .inc_by(bytes);
+        let inspected = &self.inner.by_index.inspected_bytes;
+        for (class, bytes) in verdict.bytes_by_location.iter() {
+            let labels = [class.as_str()];
+            (inspected.at(&self.inner.inspected_bytes, class as usize, &labels)).inc_by(bytes);
         }
     }
 
     /// Records a request that ended before a verdict (limits, errors): decision "refused".
     pub fn record_refused(&self, mode: Mode, route: &str, seconds: f64) {
-        self.inner
-            .requests
-            .with_label_values(&[mode.as_str(), REFUSED, route])
-            .inc();
-        self.inner
-            .duration
-            .with_label_values(&[mode.as_str()])
-            .observe(seconds);
+        self.requests(mode, DECISIONS.len() - 1, route).inc();
+        self.observe(mode, seconds);
     }
 
     /// Records the upstream's answer time.

@@ -18,13 +18,12 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use utf8gate_policy::Mode;
 
+use crate::carried::Carried;
 use crate::gate::Use;
 use crate::layers::body_limit::read_whole;
-use crate::layers::request_id::RequestId;
-use crate::peer::Peer;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Choice;
-use crate::state::{AppState, Snapshot};
+use crate::state::AppState;
 use upstream::{Outgoing, Upstream};
 
 pub mod forwarded;
@@ -56,17 +55,18 @@ impl Proxy {
     {
         let (state, upstream) = &*self.0;
         let (mut parts, body) = request.into_parts();
-        let snapshot = match parts.extensions.remove::<Arc<Snapshot>>() {
-            Some(snapshot) => snapshot,
-            None => state.snapshot(),
+        // What the layers carried, taken out (a WebSocket handshake takes its drain hold).
+        let (snapshot, peer, choice, id) = {
+            let c = Carried::of_mut(&mut parts.extensions);
+            (c.snapshot.take(), c.peer.take(), c.choice.take(), c.id.take())
         };
+        let snapshot = snapshot.unwrap_or_else(|| state.snapshot());
         let config = &snapshot.config;
-        let peer = parts.extensions.remove::<Peer>();
         let trusted = forwarded::trusted(config, peer.as_ref());
         if let Some(response) = target::answer_here(&snapshot, &mut parts, trusted) {
             return response;
         }
-        let route = match parts.extensions.remove::<Choice>() {
+        let route = match choice {
             Some(Choice::Route(route)) => route,
             Some(Choice::Ambiguous(a, b)) => return ambiguous(&a, &b).into_response(),
             None => config.routes.default_route().clone(),
@@ -100,7 +100,6 @@ impl Proxy {
             Ok(passed) => passed,
             Err(problem) => return problem.into_response(),
         };
-        let id = parts.extensions.remove::<RequestId>();
         let outgoing = match Outgoing::of(&mut passed) {
             Ok(outgoing) => outgoing,
             Err(problem) => return passed.audited(problem.into_response()),

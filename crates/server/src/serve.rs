@@ -21,6 +21,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tower::util::ServiceExt;
 
+use crate::carried::Carried;
 use crate::config::Http2;
 use crate::peer::Peer;
 
@@ -284,10 +285,12 @@ where
         let service = service
             .clone()
             .map_request(move |mut r: Request<Incoming>| {
-                r.extensions_mut().insert(peer.clone());
-                if r.headers().contains_key(axum::http::header::UPGRADE) {
-                    r.extensions_mut().insert(draining.clone());
-                }
+                let upgrade = r.headers().contains_key(axum::http::header::UPGRADE);
+                r.extensions_mut().insert(Carried {
+                    peer: Some(peer.clone()),
+                    draining: upgrade.then(|| draining.clone()),
+                    ..Carried::default()
+                });
                 crate::authority::host_from_authority(&mut r);
                 crate::crumbs::join_cookie_crumbs(&mut r);
                 r

@@ -3,14 +3,13 @@
 //! memory budget and the WebSocket tunnels' cap.
 //!
 //! A request loads the snapshot once, at its start (the first layer of its listener's stack
-//! puts it in the request's extensions: [`Current`]), and uses that one to its end: a request
+//! puts it in the request's extensions: `crate::carried::Current`), and uses that one to its end: a request
 //! in flight during a reload finishes under the configuration it started with.
 
 use std::sync::{Arc, OnceLock};
 
 use arc_swap::ArcSwap;
-use axum::extract::FromRequestParts;
-use axum::http::{HeaderName, request::Parts};
+use axum::http::HeaderName;
 
 use crate::budget::Budget;
 use crate::config::{Config, Source};
@@ -67,22 +66,6 @@ impl Live {
     /// keep theirs.
     pub fn store(&self, snapshot: Arc<Snapshot>) {
         self.0.store(snapshot);
-    }
-}
-
-/// The snapshot a request started with, as a handler's argument: the one the listener's first
-/// layer put in the request's extensions (else the live one, for a router served without its
-/// stack).
-pub struct Current(pub Arc<Snapshot>);
-
-impl FromRequestParts<AppState> for Current {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        Ok(Current(state.current(&parts.extensions)))
     }
 }
 
@@ -147,13 +130,5 @@ impl AppState {
     /// The snapshot in force now (see [`Live::load`]).
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.live.load()
-    }
-
-    /// The snapshot a request started with (in its `extensions`), else the one in force now.
-    pub fn current(&self, extensions: &axum::http::Extensions) -> Arc<Snapshot> {
-        match extensions.get::<Arc<Snapshot>>() {
-            Some(snapshot) => snapshot.clone(),
-            None => self.snapshot(),
-        }
     }
 }

@@ -11,10 +11,10 @@ use utf8gate_policy::{BodyState, Mode, Request};
 use crate::budget::Charge;
 use crate::convert;
 use crate::gate::{Outcome, Passed, Use};
-use crate::peer::Peer;
 use crate::problem::{ErrorStyle, Problem};
 use crate::routes::{Choice, Route, Target};
-use crate::state::{Current, Snapshot};
+use crate::carried::{Carried, Current};
+use crate::state::Snapshot;
 
 use super::upload::Whole;
 
@@ -62,7 +62,7 @@ pub async fn forward(Current(snapshot): Current, checked: Whole) -> Result<Respo
         body,
         charge,
     } = checked;
-    let peer = parts.extensions.get::<Peer>().map(Peer::ip);
+    let peer = Carried::of(&parts.extensions).and_then(|c| Some(c.peer.as_ref()?.ip()));
     let peers = &snapshot.config.trusted_peers;
     let trusted = peer.is_some_and(|ip| peers.iter().any(|c| c.contains(ip)));
     let request = match trusted {

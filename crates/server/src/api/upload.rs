@@ -9,6 +9,7 @@ use serde::Deserialize;
 use utf8gate_policy::{BodyScan, Mode, Profile, Verdict};
 
 use crate::budget::{Buffer, Charge};
+use crate::carried::Carried;
 use crate::config::Config;
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
@@ -58,7 +59,7 @@ impl FromRequest<AppState> for Whole {
         state: &AppState,
     ) -> Result<Self, Problem> {
         let (parts, body) = request.into_parts();
-        let limit = state.current(&parts.extensions).config.max_body_bytes;
+        let limit = Carried::snapshot(&parts.extensions, state).config.max_body_bytes;
         let (body, charge) = read_whole(body, limit, &state.budget).await?;
         Ok(Whole {
             parts,

@@ -13,6 +13,7 @@ use axum::response::Response;
 use utf8gate_policy::Mode;
 
 use crate::audit::{AuditRecord, Refusal};
+use crate::carried::Carried;
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::metrics::Metrics;
@@ -71,8 +72,8 @@ where
         let record = Record {
             started: Instant::now(),
             mode: (self.layer.mode_of)(request.uri()),
-            id: request.extensions().get::<RequestId>().cloned(),
-            route: match request.extensions().get::<Choice>() {
+            id: Carried::id(request.extensions()).cloned(),
+            route: match Carried::choice(request.extensions()) {
                 Some(Choice::Route(route)) => Some(route.clone()),
                 _ => None,
             },

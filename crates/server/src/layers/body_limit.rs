@@ -12,6 +12,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::budget::{Budget, Buffer, Charge};
+use crate::carried::Carried;
 use crate::layers::on_response::Answer;
 use crate::problem::Problem;
 use crate::routes::Choice;
@@ -52,7 +53,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         // A route's own limit replaces the listener's.
-        let limit = match request.extensions().get::<Choice>() {
+        let limit = match Carried::choice(request.extensions()) {
             Some(Choice::Route(route)) => route.max_body_bytes,
             _ => self.limit,
         };

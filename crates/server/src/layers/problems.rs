@@ -4,16 +4,15 @@
 //! `[errors]` of the configuration the request started with (its snapshot), else the
 //! listener's; the representation is negotiated from the request's `Accept`.
 
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::http::{HeaderValue, Request, header};
 use axum::response::Response;
 
+use crate::carried::Carried;
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::layers::request_id::RequestId;
 use crate::problem::{ErrorStyle, Format, Problem, negotiate, render_into};
-use crate::state::Snapshot;
 
 /// Renders problems (inside [`RequestIdLayer`](super::request_id::RequestIdLayer)) in the
 /// listener's default [`ErrorStyle`] unless the request or the response carries one.
@@ -59,13 +58,13 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let extensions = request.extensions();
+        let carried = Carried::of(request.extensions());
         // The request's own style (its route's), else its configuration's `[errors]`.
-        let style = (extensions.get::<ErrorStyle>().copied())
-            .or_else(|| (extensions.get::<Arc<Snapshot>>()).map(|s| s.config.errors))
+        let style = (carried.and_then(|c| c.errors))
+            .or_else(|| (carried?.snapshot.as_ref()).map(|s| s.config.errors))
             .unwrap_or(self.style);
         let render = Render {
-            id: extensions.get::<RequestId>().cloned(),
+            id: carried.and_then(|c| c.id.clone()),
             style,
             // Kept whatever the request's style: the response may carry one that allows HTML.
             accept: accept_of(&request),

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use axum::http::{HeaderMap, HeaderValue, Request};
 use axum::response::Response;
 
+use crate::carried::Carried;
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::names::{REQUEST_ID, REQUEST_ID_IN};
 
@@ -114,7 +115,7 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let id = self.ids.of(request.headers());
         let value = id.0.clone();
-        request.extensions_mut().insert(id);
+        Carried::of_mut(request.extensions_mut()).id = Some(id);
         OnResponse::new(self.inner.call(request), SetHeader(value))
     }
 }

@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 
 use axum::http::{Request, header};
 
+use crate::carried::Carried;
 use crate::routes::{Choice, Target};
 use crate::state::{Live, Snapshot};
 
@@ -70,19 +71,21 @@ where
 
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         let snapshot: Arc<Snapshot> = self.layer.live.load();
+        let (mut choice, mut errors) = (None, None);
         if self.layer.routing {
             let routes = &snapshot.config.routes;
-            let choice = routes.choose(target_of(&request));
+            let chosen = routes.choose(target_of(&request));
             // The default route's style is the listener's own, which the problem layer falls
             // back to: only another one is worth carrying.
-            if let Choice::Route(route) = &choice
+            if let Choice::Route(route) = &chosen
                 && route.errors != snapshot.config.errors
             {
-                request.extensions_mut().insert(route.errors);
+                errors = Some(route.errors);
             }
-            request.extensions_mut().insert(choice);
+            choice = Some(chosen);
         }
-        request.extensions_mut().insert(snapshot);
+        let carried = Carried::of_mut(request.extensions_mut());
+        (carried.snapshot, carried.choice, carried.errors) = (Some(snapshot), choice, errors);
         self.inner.call(request)
     }
 }

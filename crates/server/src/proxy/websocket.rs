@@ -28,6 +28,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
+use crate::carried::Carried;
 use crate::config::Config;
 use crate::layers::request_id::RequestId;
 use crate::metrics::UpstreamError;
@@ -153,7 +154,7 @@ pub(super) fn handshake(
         protocols,
         client,
         permit,
-        draining: parts.extensions.remove::<Draining>(),
+        draining: Carried::of_mut(&mut parts.extensions).draining.take(),
     }))
 }
 

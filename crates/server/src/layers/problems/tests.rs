@@ -40,7 +40,7 @@ async fn answer(
     }
     let mut request = request.body(Body::empty()).unwrap_or_default();
     if let Some(style) = route {
-        request.extensions_mut().insert(style);
+        Carried::of_mut(request.extensions_mut()).errors = Some(style);
     }
     let response = ProblemLayer::new(default)
         .layer(handler)
