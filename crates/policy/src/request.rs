@@ -33,14 +33,14 @@ pub struct Request {
     /// How it arrived, for the caller's records: the evaluation does not read it (an upload is
     /// evaluated with [`evaluate_upload`](crate::evaluate_upload)).
     pub mode: Option<Mode>,
-    /// The method (`GET`, `POST`, ...).
-    pub method: String,
+    /// The method (`GET`, `POST`, ...; inline up to 24 bytes).
+    pub method: CompactString,
     /// The raw path, without the query, exactly as on the request line.
     pub path: Vec<u8>,
     /// The raw query after `?`, if the target had one.
     pub query: Option<Vec<u8>>,
-    /// Header names and raw values, in order.
-    pub headers: Vec<(String, Vec<u8>)>,
+    /// Header names (inline up to 24 bytes) and raw values, in order.
+    pub headers: Vec<(CompactString, Vec<u8>)>,
     /// The body.
     pub body: Vec<u8>,
     /// `true` when the proxy that described the request sent its bytes only as strings it may
@@ -80,7 +80,7 @@ impl Request {
         };
         Request {
             mode: None,
-            method: method.to_string(),
+            method: CompactString::new(method),
             path,
             query,
             headers: Vec::new(),
@@ -93,7 +93,7 @@ impl Request {
 
     /// Adds a header.
     pub fn header(mut self, name: &str, value: &[u8]) -> Request {
-        self.headers.push((name.to_string(), value.to_vec()));
+        self.headers.push((CompactString::new(name), value.to_vec()));
         self
     }
 

@@ -1,6 +1,7 @@
 //! From HTTP to the policy's transport-neutral request, and back.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, request::Parts};
+use compact_str::CompactString;
 use utf8gate_policy::{Mode, Request};
 
 /// The policy request for a received request: raw path, query and header bytes, the body.
@@ -19,14 +20,14 @@ pub fn to_policy_owning(parts: &Parts, body: Vec<u8>, mode: Mode) -> Request {
 }
 
 /// Header names and raw values.
-pub fn headers(map: &HeaderMap) -> Vec<(String, Vec<u8>)> {
+pub fn headers(map: &HeaderMap) -> Vec<(CompactString, Vec<u8>)> {
     map.iter()
-        .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
+        .map(|(n, v)| (CompactString::new(n.as_str()), v.as_bytes().to_vec()))
         .collect()
 }
 
 /// A header map from policy headers; `None` if a (rewritten) value cannot be sent.
-pub fn to_header_map(headers: &[(String, Vec<u8>)]) -> Option<HeaderMap> {
+pub fn to_header_map(headers: &[(CompactString, Vec<u8>)]) -> Option<HeaderMap> {
     let mut map = HeaderMap::with_capacity(headers.len());
     for (name, value) in headers {
         map.append(
@@ -156,7 +157,7 @@ mod tests {
         let r = to_policy(&parts, b"body", Mode::Proxy);
         assert_eq!(r.path, b"/a/%C0%AE");
         assert_eq!(r.query.as_deref(), Some(&b"q=%E2%82"[..]));
-        assert_eq!(r.headers, [("x-raw".to_string(), b"\xC0\xAE".to_vec())]);
+        assert_eq!(r.headers, [("x-raw".into(), b"\xC0\xAE".to_vec())]);
         let mut map = HeaderMap::new();
         map.insert("connection", HeaderValue::from_static("close, x-secret"));
         map.insert("x-secret", HeaderValue::from_static("1"));

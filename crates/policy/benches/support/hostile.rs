@@ -75,7 +75,7 @@ impl Case {
             r.headers
                 .push(("Content-Encoding".into(), coding.as_bytes().to_vec()));
         }
-        r.headers.extend(input.headers.iter().cloned());
+        (r.headers).extend(input.headers.iter().map(|(n, v)| (n.into(), v.clone())));
         r.body = input.body.clone();
         r
     }

@@ -99,7 +99,7 @@ fn described(parts: &Parts, body: Vec<u8>) -> Request {
         let value = parts.headers.get(header).map(HeaderValue::as_bytes);
         if let Some(value) = value.filter(|v| !v.is_empty()) {
             request.headers.retain(|(n, _)| n != name);
-            request.headers.push((name.to_string(), value.to_vec()));
+            request.headers.push((name.into(), value.to_vec()));
         }
     }
     request.body_state = body_state(&body, None);

@@ -80,7 +80,7 @@ pub fn upload(headers: &HeaderMap, body: Vec<u8>) -> utf8gate_policy::Request {
     ] {
         for value in headers.get_all(&name) {
             r.headers
-                .push((name.as_str().to_string(), value.as_bytes().to_vec()));
+                .push((name.as_str().into(), value.as_bytes().to_vec()));
         }
     }
     r.body = body;

@@ -73,7 +73,7 @@ fn rewritten_headers(received: &Request, sanitized: &Request) -> Vec<HeaderValue
         };
         out.push(HeaderValueOption {
             header: Some(HeaderValue {
-                key: name.clone(),
+                key: name.to_string(),
                 value: value.to_string(),
                 ..Default::default()
             }),

@@ -6,6 +6,7 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 use envoy_types::ext_authz::v3::pb::CheckRequest;
+use compact_str::CompactString;
 use utf8gate_policy::{Mode, Request};
 
 use crate::api::authz::body_state;
@@ -28,7 +29,7 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
     let mut blind = false;
     let mut target = None;
     let mut authority = None;
-    let mut headers: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut headers: Vec<(CompactString, Vec<u8>)> = Vec::new();
     match http.header_map {
         Some(map) => {
             for h in map.headers {
@@ -43,7 +44,7 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
                     ":path" => target = Some(value),
                     ":authority" => authority = Some(value),
                     k if k.starts_with(':') => {}
-                    k => headers.push((k.to_string(), value)),
+                    k => headers.push((k.into(), value)),
                 }
             }
         }
@@ -56,14 +57,14 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
                     ":path" => target = Some(v.into_bytes()),
                     ":authority" => authority = Some(v.into_bytes()),
                     k if k.starts_with(':') => {}
-                    k => headers.push((k.to_string(), v.into_bytes())),
+                    k => headers.push((k.into(), v.into_bytes())),
                 }
             }
         }
     }
     // HTTP/2 requests carry `:authority` instead of `Host`.
     if let Some(authority) = authority.filter(|_| !headers.iter().any(|(k, _)| k == "host")) {
-        headers.push(("host".to_string(), authority));
+        headers.push(("host".into(), authority));
     }
     let target = target.unwrap_or_else(|| match http.path.is_empty() {
         true => b"/".to_vec(),

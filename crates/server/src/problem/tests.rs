@@ -9,7 +9,7 @@ fn verdict(target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Verdict {
     let mut request = Request::new("POST", target);
     request.headers = headers
         .iter()
-        .map(|(n, v)| (n.to_string(), v.to_vec()))
+        .map(|(n, v)| ((*n).into(), v.to_vec()))
         .collect();
     request.body = body.to_vec();
     let verdict = evaluate(&Profile::strict(), &request).verdict;

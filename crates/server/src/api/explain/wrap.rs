@@ -35,7 +35,7 @@ pub fn upload(class: Class, text: &[u8]) -> utf8gate_policy::Request {
     };
     let mut r = utf8gate_policy::Request::new("POST", b"/");
     r.headers
-        .push(("content-type".to_string(), content_type.as_bytes().to_vec()));
+        .push(("content-type".into(), content_type.as_bytes().to_vec()));
     r.body = body;
     r
 }
