@@ -213,6 +213,12 @@ impl Location {
         self
     }
 
+    /// Adds a name that is text already (a header's): capped, not decoded again.
+    pub fn with_text_name(mut self, name: &str) -> Location {
+        self.name = Some(capped(name, MAX_NAME_CHARS));
+        self
+    }
+
     /// Adds a JSON pointer (capped like names).
     pub fn with_pointer(mut self, pointer: &str) -> Location {
         self.pointer = Some(capped(pointer, 4 * MAX_NAME_CHARS));
@@ -269,6 +275,22 @@ mod tests {
             assert_eq!(
                 Location::part(Part::JsonString).with_owned_pointer(pointer.to_string()),
                 Location::part(Part::JsonString).with_pointer(pointer),
+            );
+        }
+    }
+
+    /// A name that is text is kept as its bytes would be.
+    #[test]
+    fn text_names_are_capped_as_byte_names() {
+        use super::{Location, Part};
+        let long = ["é".repeat(200), "ab".repeat(100), "日".repeat(129)];
+        for name in ["", "host", "x-a-name-of-twenty-five-b"]
+            .into_iter()
+            .chain(long.iter().map(String::as_str))
+        {
+            assert_eq!(
+                Location::part(Part::Header).with_text_name(name),
+                Location::part(Part::Header).with_name(name.as_bytes()),
             );
         }
     }

@@ -93,7 +93,8 @@ impl Request {
 
     /// Adds a header.
     pub fn header(mut self, name: &str, value: &[u8]) -> Request {
-        self.headers.push((CompactString::new(name), value.to_vec()));
+        self.headers
+            .push((CompactString::new(name), value.to_vec()));
         self
     }
 

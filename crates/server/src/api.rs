@@ -8,10 +8,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 
+use crate::carried::Current;
 use crate::gate::{Outcome, Use};
 use crate::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
-use crate::carried::Current;
 use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
 

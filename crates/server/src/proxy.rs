@@ -58,7 +58,12 @@ impl Proxy {
         // What the layers carried, taken out (a WebSocket handshake takes its drain hold).
         let (snapshot, peer, choice, id) = {
             let c = Carried::of_mut(&mut parts.extensions);
-            (c.snapshot.take(), c.peer.take(), c.choice.take(), c.id.take())
+            (
+                c.snapshot.take(),
+                c.peer.take(),
+                c.choice.take(),
+                c.id.take(),
+            )
         };
         let snapshot = snapshot.unwrap_or_else(|| state.snapshot());
         let config = &snapshot.config;

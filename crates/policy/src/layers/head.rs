@@ -19,6 +19,8 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
     let mut counts = [0usize; SINGLETONS.len()];
     let (mut lengths, mut transfer) = (false, false);
     for (name, value) in &request.headers {
+        // Read once: an inline name is decoded on each use.
+        let name = name.as_str();
         let Some(i) = SINGLETONS.iter().position(|s| name.eq_ignore_ascii_case(s)) else {
             lengths |= name.eq_ignore_ascii_case("content-length");
             transfer |= name.eq_ignore_ascii_case("transfer-encoding");

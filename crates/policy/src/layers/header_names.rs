@@ -25,6 +25,7 @@ const UNDERSCORE_SINGLETONS: [&str; 4] = [
 pub(super) fn check(request: &Request, out: &mut Decomposed) {
     let mut spellings: Option<Spellings> = None;
     for (name, _) in &request.headers {
+        let name = name.as_str();
         let bytes = name.as_bytes();
         // One pass: whether it is a token, and whether it has an underscore (exact when it is).
         let mut underscore = false;

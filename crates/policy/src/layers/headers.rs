@@ -22,6 +22,7 @@ use crate::request::{Request, split_params, trim};
 pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut Decomposed<'a>) {
     let readings = &profile.readings;
     for (i, (name, value)) in request.headers.iter().enumerate() {
+        let name = name.as_str();
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
         if name.eq_ignore_ascii_case("cookie") {
             cookies(value, i, profile, out);

@@ -168,7 +168,7 @@ pub(crate) fn decompose_into<'a>(
 
     for (i, (name, value)) in request.headers.iter().enumerate() {
         out.fields.push(Field::raw(
-            Location::part(Part::Header).with_name(name.as_bytes()),
+            Location::part(Part::Header).with_text_name(name),
             value,
             Container::Header(i),
             0..value.len(),

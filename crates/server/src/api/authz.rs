@@ -9,11 +9,11 @@ use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{BodyState, Mode, Request};
 
 use crate::budget::Charge;
+use crate::carried::{Carried, Current};
 use crate::convert;
 use crate::gate::{Outcome, Passed, Use};
 use crate::problem::{ErrorStyle, Problem};
 use crate::routes::{Choice, Route, Target};
-use crate::carried::{Carried, Current};
 use crate::state::Snapshot;
 
 use super::upload::Whole;

@@ -59,7 +59,9 @@ impl FromRequest<AppState> for Whole {
         state: &AppState,
     ) -> Result<Self, Problem> {
         let (parts, body) = request.into_parts();
-        let limit = Carried::snapshot(&parts.extensions, state).config.max_body_bytes;
+        let limit = Carried::snapshot(&parts.extensions, state)
+            .config
+            .max_body_bytes;
         let (body, charge) = read_whole(body, limit, &state.budget).await?;
         Ok(Whole {
             parts,

@@ -5,8 +5,8 @@
 //! them before utf8gate saw them.
 
 use axum::http::{HeaderMap, HeaderValue};
-use envoy_types::ext_authz::v3::pb::CheckRequest;
 use compact_str::CompactString;
+use envoy_types::ext_authz::v3::pb::CheckRequest;
 use utf8gate_policy::{Mode, Request};
 
 use crate::api::authz::body_state;
