@@ -7,9 +7,9 @@ use prometheus::{
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
 use std::borrow::Cow;
-use utf8gate_policy::{Action, Decision, Mode, Verdict};
+use utf8gate_policy::{Action, Mode, Verdict};
 
-use indexed::ByIndex;
+use indexed::{ByIndex, DECISIONS, PROTOCOLS};
 
 mod indexed;
 mod reload;
@@ -27,14 +27,6 @@ pub use websocket::{Closed, WebSocketMetrics};
 pub struct Metrics {
     inner: std::sync::Arc<Inner>,
 }
-
-/// Every value of the `decision` label.
-const DECISIONS: [&str; 4] = [
-    Decision::Allow.as_str(),
-    Decision::Sanitize.as_str(),
-    Decision::Reject.as_str(),
-    REFUSED,
-];
 
 /// The metrics behind [`Metrics`].
 struct Inner {
@@ -60,13 +52,6 @@ struct Inner {
     /// `inspected_bytes` (by class), `duration` (by mode), `protocols`, by index.
     by_index: ByIndex,
 }
-
-/// Every value of the `protocol` label.
-const PROTOCOLS: [&str; 2] = ["http1", "http2"];
-
-/// The `decision` label of a request that ended before a verdict (a body over a limit, an
-/// unreadable body).
-const REFUSED: &str = "refused";
 
 const LATENCY_BUCKETS: [f64; 14] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,

@@ -55,16 +55,12 @@ pub fn request_codings(
     limits: &Limits,
 ) -> Result<Vec<Coding>, CodingError> {
     let mut codings = Vec::new();
-    // Content codings first, then transfer codings; most requests have neither.
-    let mut transfer = false;
     for (name, value) in &request.headers {
-        let name = name.as_str();
         if name.eq_ignore_ascii_case("content-encoding") {
             list(value, false, &mut codings)?;
         }
-        transfer |= name.eq_ignore_ascii_case("transfer-encoding");
     }
-    for (name, value) in request.headers.iter().filter(|_| transfer) {
+    for (name, value) in &request.headers {
         if name.eq_ignore_ascii_case("transfer-encoding") {
             list(value, true, &mut codings)?;
         }

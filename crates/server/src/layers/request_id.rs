@@ -13,17 +13,8 @@ use crate::carried::Carried;
 use crate::layers::on_response::{Hook, OnResponse};
 use crate::names::{REQUEST_ID, REQUEST_ID_IN};
 
-/// A request's id (printable ASCII, at most 64 bytes), in its extensions.
-#[derive(Clone, Debug)]
-pub struct RequestId(pub HeaderValue);
-
-impl RequestId {
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        // Only printable ASCII is ever stored.
-        self.0.to_str().unwrap_or("-")
-    }
-}
+mod id;
+pub use id::RequestId;
 
 /// The source of new ids: a random seed and a counter.
 #[derive(Debug)]

@@ -8,9 +8,22 @@ use std::sync::OnceLock;
 
 use prometheus::core::{MetricVec, MetricVecBuilder};
 use prometheus::{Histogram, IntCounter, IntCounterVec};
-use utf8gate_policy::{LocationClass, Mode};
+use utf8gate_policy::{Decision, LocationClass, Mode};
 
-use super::{DECISIONS, PROTOCOLS};
+/// Every value of the `decision` label.
+pub(super) const DECISIONS: [&str; 4] = [
+    Decision::Allow.as_str(),
+    Decision::Sanitize.as_str(),
+    Decision::Reject.as_str(),
+    REFUSED,
+];
+
+/// Every value of the `protocol` label.
+pub(super) const PROTOCOLS: [&str; 2] = ["http1", "http2"];
+
+/// The `decision` label of a request that ended before a verdict (a body over a limit, an
+/// unreadable body).
+const REFUSED: &str = "refused";
 
 /// The series a request records, by index.
 pub(super) struct ByIndex {
