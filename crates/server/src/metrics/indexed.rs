@@ -62,7 +62,7 @@ impl ByIndex {
         match route == default {
             true => {
                 let index = mode as usize * DECISIONS.len() + decision;
-                Cow::Borrowed(self.requests.at(requests, index, &labels))
+                self.requests.at(requests, index, &labels)
             }
             false => Cow::Owned(requests.with_label_values(&labels)),
         }
@@ -83,12 +83,17 @@ impl<M, const N: usize> Indexed<M, N> {
     }
 
     /// The series of `vec` at `index`, whose labels are `labels`: the same vector and labels
-    /// for an index every time.
-    pub(super) fn at<T>(&self, vec: &MetricVec<T>, index: usize, labels: &[&str]) -> &M
+    /// for an index every time. An index past the cells (a label set grown without them) is
+    /// looked up by its labels.
+    pub(super) fn at<T>(&self, vec: &MetricVec<T>, index: usize, labels: &[&str]) -> Cow<'_, M>
     where
         T: MetricVecBuilder<M = M>,
+        M: Clone,
     {
-        self.cells[index].get_or_init(|| vec.with_label_values(labels))
+        match self.cells.get(index) {
+            Some(cell) => Cow::Borrowed(cell.get_or_init(|| vec.with_label_values(labels))),
+            None => Cow::Owned(vec.with_label_values(labels)),
+        }
     }
 }
 
@@ -135,5 +140,9 @@ mod tests {
         assert_eq!(vec.collect()[0].get_metric().len(), 1);
         vec.with_label_values(&["a"]).inc();
         assert_eq!(indexed.at(&vec, 0, &["a"]).get(), 1);
+        // Past the cells: by its labels, every time.
+        indexed.at(&vec, 2, &["c"]).inc();
+        indexed.at(&vec, 2, &["c"]).inc();
+        assert_eq!(vec.with_label_values(&["c"]).get(), 2);
     }
 }
