@@ -208,9 +208,8 @@ impl Location {
     }
 
     /// Adds a name (lossily decoded and capped).
-    pub fn with_name(mut self, name: &[u8]) -> Location {
-        self.name = Some(capped(&utf8gate_codec::to_lossy(name), MAX_NAME_CHARS));
-        self
+    pub fn with_name(self, name: &[u8]) -> Location {
+        self.with_text_name(&utf8gate_codec::to_lossy(name))
     }
 
     /// Adds a name that is text already (a header's): capped, not decoded again.
@@ -292,6 +291,9 @@ mod tests {
                 Location::part(Part::Header).with_text_name(name),
                 Location::part(Part::Header).with_name(name.as_bytes()),
             );
+            let kept: String = name.chars().take(super::MAX_NAME_CHARS).collect();
+            let named = Location::part(Part::Header).with_text_name(name).name;
+            assert_eq!(named.as_deref(), Some(kept.as_str()));
         }
     }
 

@@ -21,6 +21,9 @@ pub(super) const DECISIONS: [&str; 4] = [
 /// Every value of the `protocol` label.
 pub(super) const PROTOCOLS: [&str; 2] = ["http1", "http2"];
 
+/// How many values the `mode` label has (`Mode` as an index).
+const MODES: usize = 3;
+
 /// The `decision` label of a request that ended before a verdict (a body over a limit, an
 /// unreadable body).
 const REFUSED: &str = "refused";
@@ -28,11 +31,11 @@ const REFUSED: &str = "refused";
 /// The series a request records, by index.
 pub(super) struct ByIndex {
     /// `requests` of each mode's default route, by mode and decision.
-    requests: Indexed<IntCounter, { 3 * DECISIONS.len() }>,
+    requests: Indexed<IntCounter, { MODES * DECISIONS.len() }>,
     /// `inspected_bytes`, by location class.
     pub(super) inspected_bytes: Indexed<IntCounter, { LocationClass::ALL.len() }>,
     /// `duration`, by mode.
-    pub(super) duration: Indexed<Histogram, 3>,
+    pub(super) duration: Indexed<Histogram, MODES>,
     /// `protocols`, by protocol.
     pub(super) protocols: Indexed<IntCounter, { PROTOCOLS.len() }>,
 }
