@@ -208,8 +208,9 @@ impl Location {
     }
 
     /// Adds a name (lossily decoded and capped).
-    pub fn with_name(self, name: &[u8]) -> Location {
-        self.with_text_name(&utf8gate_codec::to_lossy(name))
+    pub fn with_name(mut self, name: &[u8]) -> Location {
+        self.name = Some(capped(&utf8gate_codec::to_lossy(name), MAX_NAME_CHARS));
+        self
     }
 
     /// Adds a name that is text already (a header's): capped, not decoded again.
