@@ -1,5 +1,7 @@
 //! The pipeline: decompose, check every field, choose actions, rewrite, re-check, decide.
 
+use core::ops::ControlFlow;
+
 use crate::checks::{self, CheckOptions};
 use crate::collect::Collector;
 use crate::field::Field;
@@ -70,20 +72,10 @@ fn evaluate_with(
     }
     let mut edits = Vec::new();
     for field in &decomposed.fields {
-        // Nothing later can change the decision or the list: the rest is not read.
-        if verdict.settled() {
-            verdict.stopped_early = true;
+        let room = verdict.room();
+        let mut check = |field: &Field| check_one(&options, field, &mut verdict, &mut edits);
+        if layers::each_field(field, profile, room, &mut check).is_break() {
             break;
-        }
-        let class = field.location.part.class();
-        verdict.inspected(class, field.bytes.len() as u64 + field.proven_clean);
-        if field.proven_clean > 0 {
-            // It stands for fields proven clean together: nothing to check.
-            continue;
-        }
-        if let Some(new_bytes) = check_and_rewrite(&options, field, &mut verdict) {
-            let encoded = rewrite::encode(field.encoding, new_bytes);
-            edits.push((field.container, field.span.clone(), encoded));
         }
     }
     // Only a request with rewritten fields is copied.
@@ -95,6 +87,31 @@ fn evaluate_with(
         sanitized: sanitized.filter(|_| verdict.decision == Decision::Sanitize && verdict.enforced),
         verdict,
     }
+}
+
+/// Checks one field unless the request is settled (then it breaks: nothing later can change
+/// the decision or the list, and the rest is not read); a rewritten field's bytes are
+/// encoded into `edits`.
+fn check_one(
+    options: &CheckOptions,
+    field: &Field,
+    verdict: &mut Collector,
+    edits: &mut Vec<(crate::field::Container, core::ops::Range<usize>, Vec<u8>)>,
+) -> ControlFlow<()> {
+    if verdict.settled() {
+        verdict.stopped_early = true;
+        return ControlFlow::Break(());
+    }
+    let class = field.location.part.class();
+    verdict.inspected(class, field.bytes.len() as u64 + field.proven_clean);
+    // A field proven clean stands for fields proven clean together: nothing to check.
+    if field.proven_clean == 0
+        && let Some(new_bytes) = check_and_rewrite(options, field, verdict)
+    {
+        let encoded = rewrite::encode(field.encoding, new_bytes);
+        edits.push((field.container, field.span.clone(), encoded));
+    }
+    ControlFlow::Continue(())
 }
 
 /// The finding of a request known only through string fields.

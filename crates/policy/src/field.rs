@@ -68,6 +68,18 @@ pub(crate) struct Field<'a> {
     /// `layers::json::prove`): counted as inspected. Such a field's own bytes are empty; 0 for
     /// every other field.
     pub(crate) proven_clean: u64,
+    /// `Some` for a field that stands for a whole document, its bytes the document's: its own
+    /// fields are read when they are checked, one at a time (`layers::each_field`), since they
+    /// would cost more memory together than the document's bytes do. `None` for every other
+    /// field.
+    pub(crate) document: Option<Document>,
+}
+
+/// A document read field by field when it is checked (`Field::document`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Document {
+    /// A JSON document already read through (`layers::json::check`): its keys and strings.
+    Json,
 }
 
 impl<'a> Field<'a> {
@@ -88,6 +100,7 @@ impl<'a> Field<'a> {
             layer_findings: None,
             check_only: false,
             proven_clean: 0,
+            document: None,
         }
     }
 
@@ -103,6 +116,7 @@ impl<'a> Field<'a> {
             layer_findings: self.layer_findings,
             check_only: self.check_only,
             proven_clean: self.proven_clean,
+            document: self.document,
         }
     }
 }
@@ -179,6 +193,7 @@ impl<'a> FieldBytes<'a> {
     }
 
     /// The bytes in a `Vec` (no copy when they are already on the heap).
+    #[cfg(test)]
     pub(crate) fn into_owned(self) -> Vec<u8> {
         match self {
             FieldBytes::Heap(v) => v,

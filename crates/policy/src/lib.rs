@@ -75,8 +75,15 @@ pub fn prepare() {
 /// gives the application). For differential tests against the parsers backends use.
 pub fn read_fields(profile: &Profile, request: &Request) -> Vec<(Location, Vec<u8>)> {
     let decomposed = layers::decompose(request, profile);
-    let fields = decomposed.fields.into_iter();
-    fields.map(|f| (f.location, f.bytes.into_owned())).collect()
+    let mut fields = Vec::new();
+    for field in &decomposed.fields {
+        let room = profile.limits.max_findings;
+        let _ = layers::each_field(field, profile, room, &mut |f| {
+            fields.push((f.location.clone(), f.bytes.to_vec()));
+            core::ops::ControlFlow::Continue(())
+        });
+    }
+    fields
 }
 
 /// The Unicode version of the normalization data (major, minor, update).

@@ -218,6 +218,84 @@ fn hostile_bodies_allocate_a_fixed_multiple_of_their_size() {
     );
 }
 
+/// Documents of many short strings, at the size where a string costs the most: under the
+/// count limit (`max_json_strings`), with one string the proof cannot pass, so every string is
+/// checked. What the evaluation keeps per string (location, pointer, bytes) must not add up:
+/// its working memory stays within the body's size (the server's budget counts on it).
+#[test]
+fn documents_of_many_short_strings_allocate_no_more_than_their_size() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const SMALL: usize = 1 << 20;
+    let fill = |prefix: &[u8], piece: &[u8], suffix: &[u8]| {
+        let mut out = prefix.to_vec();
+        while out.len() + piece.len() + suffix.len() <= SMALL {
+            out.extend_from_slice(piece);
+        }
+        [out, suffix.to_vec()].concat()
+    };
+    let long_key = [b"{\"".as_slice(), &[b'k'; 1000], b"\":["].concat();
+    // 13 bytes a string: about 80 000 strings, under the count limit.
+    let strings = fill(b"[", b"\"abcdefghij\",", b"\"\\u0000\"]");
+    let mut keys = b"{".to_vec();
+    for n in 0.. {
+        if keys.len() + 40 > SMALL {
+            break;
+        }
+        keys.extend_from_slice(format!("\"k{n:06}\":\"abcdefghij\",").as_bytes());
+    }
+    keys.extend_from_slice(b"\"\\u0000\":1}");
+    // A third of the size, percent-encoded.
+    let cut = strings[..strings.len() / 3]
+        .iter()
+        .rposition(|&b| b == b',');
+    let value = &strings[..=cut.unwrap_or_default()];
+    let value = [value, b"\"\\u0000\"]"].concat();
+    let form: Vec<u8> = value
+        .iter()
+        .flat_map(|&b| format!("%{b:02X}").into_bytes())
+        .collect();
+    let cases: Vec<(&str, &str, Vec<u8>)> = vec![
+        (
+            "long pointers",
+            "application/json",
+            fill(&long_key, b"\"abcdefghij\",", b"\"\\u0000\"]}"),
+        ),
+        ("many strings", "application/json", strings.clone()),
+        ("many keys", "application/json", keys),
+        ("sniffed as text", "text/plain", strings.clone()),
+        (
+            "a form value",
+            "application/x-www-form-urlencoded",
+            [b"a=".as_slice(), &form].concat(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, content_type, body) in cases {
+        let request = Request::new("POST", b"/upload")
+            .header("Content-Type", content_type.as_bytes())
+            .body(&body);
+        let profile = Profile::strict();
+        let (evaluation, peak) = peak_of(|| evaluate(&profile, &request));
+        let bound = body.len() + FIXED;
+        let line = format!(
+            "{name}: peak {} KiB, bound {} KiB, {:?}",
+            peak >> 10,
+            bound >> 10,
+            evaluation.verdict.counts
+        );
+        println!("{line}");
+        // Every string read: the last one's NUL found.
+        if peak > bound || !evaluation.verdict.counts.contains_key("nul") {
+            failures.push(line);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "over the bound, or not read to the end:\n{}",
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn a_streamed_scan_of_hostile_bytes_holds_no_more_than_a_chunk() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

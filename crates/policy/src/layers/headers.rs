@@ -52,6 +52,7 @@ fn push<'a>(
         layer_findings: findings.boxed(),
         check_only: true,
         proven_clean: 0,
+        document: None,
     });
 }
 

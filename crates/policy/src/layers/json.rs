@@ -14,14 +14,17 @@
 //! [`JsonString::value`]). It also accepts numbers of any magnitude (serde_json refuses a number
 //! that overflows `f64`, such as `1e400`, when it builds a `Value`): RFC 8259 sets no range.
 
+pub(crate) use checked::{Checked, check};
 pub(crate) use error::JsonError;
-pub(crate) use keys::SeenKeys;
 pub(crate) use pointer::MAX_POINTER_BYTES;
 pub(crate) use proof::prove;
 pub(crate) use scanner::JsonLimits;
 pub(crate) use string::encode_string;
-pub(crate) use tokens::{JsonString, Tokens};
+pub(crate) use tokens::JsonString;
+#[cfg(test)]
+pub(crate) use tokens::Tokens;
 
+mod checked;
 mod error;
 mod keys;
 mod pointer;
@@ -32,14 +35,27 @@ mod string;
 mod tokens;
 mod words;
 
-/// Scans a whole JSON document (RFC 8259: any value at top level, surrounding whitespace
-/// allowed; not a leading BOM: the caller strips it before calling). Returns every key and string
-/// value in document order (a key comes right before its value), so the `raw` spans are
-/// increasing and disjoint.
+/// Reads a whole JSON document (RFC 8259: any value at top level, surrounding whitespace
+/// allowed; not a leading BOM: the caller strips it before calling) and hands every key and
+/// string value to `f` in document order (a key comes right before its value), so the `raw`
+/// spans are increasing and disjoint. Nothing is kept per string; an error of `f` ends it.
+pub(crate) fn for_each<'a, E: From<JsonError>>(
+    body: &'a [u8],
+    limits: JsonLimits,
+    f: impl FnMut(JsonString<'a>) -> Result<(), E>,
+) -> Result<(), E> {
+    scanner::scan_into(body, limits, &mut tokens::Each::new(f))
+}
+
+/// Every key and string value of a document ([`for_each`]), collected.
+#[cfg(test)]
 pub(crate) fn scan(body: &[u8], limits: JsonLimits) -> Result<Tokens<'_>, JsonError> {
-    let mut sink = tokens::Collect::default();
-    scanner::scan_into(body, limits, &mut sink)?;
-    Ok(sink.out)
+    let mut out = Tokens::new();
+    for_each(body, limits, |t| {
+        out.push(t);
+        Ok::<_, JsonError>(())
+    })?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -26,6 +26,22 @@ use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
 
+/// Hands `field` to `f`, or, for a field that stands for a document (`Field::document`),
+/// each of the document's fields as it is read: what the checks read, one field at a time.
+/// Detailed layer findings of a document's fields are built while `room` allows. `f` breaking
+/// ends it, and it breaks.
+pub(crate) fn each_field(
+    field: &Field,
+    profile: &Profile,
+    room: usize,
+    f: &mut dyn FnMut(&Field) -> core::ops::ControlFlow<()>,
+) -> core::ops::ControlFlow<()> {
+    match field.document {
+        None => f(field),
+        Some(crate::field::Document::Json) => readings::each_json_string(field, profile, room, f),
+    }
+}
+
 /// The request a backend reads once the body's codings are undone: `None` when the body has
 /// no coding. A coding that cannot be read is a finding, and the body is then not read.
 pub(crate) fn decoded(
@@ -144,6 +160,7 @@ pub(crate) fn decompose_into<'a>(
         layer_findings: path_findings.boxed(),
         check_only: false,
         proven_clean: 0,
+        document: None,
     });
 
     if let Some(query) = &request.query {

@@ -274,6 +274,7 @@ fn parameter_fields<'a>(
                 layer_findings: layer_findings.boxed(),
                 check_only: false,
                 proven_clean: 0,
+                document: None,
             });
         }
     }
@@ -385,5 +386,6 @@ fn quoted_field(body: &[u8], location: Location, span: core::ops::Range<usize>) 
         layer_findings: None,
         check_only: false,
         proven_clean: 0,
+        document: None,
     }
 }

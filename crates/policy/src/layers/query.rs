@@ -56,6 +56,7 @@ pub(crate) fn fields<'r>(
             layer_findings: key_findings.boxed(),
             check_only: false,
             proven_clean: 0,
+            document: None,
         });
         if let Some(value_range) = value_range {
             let (value, findings) = percent::decode(&raw[value_range.clone()], true, room);
@@ -69,6 +70,7 @@ pub(crate) fn fields<'r>(
                 layer_findings: findings.boxed(),
                 check_only: false,
                 proven_clean: 0,
+                document: None,
             });
         }
     }

@@ -1,34 +1,10 @@
-//! The keys of a document seen so far, by hash: how a key given twice in one object
-//! is found.
+//! The keys of the open objects of a document, by hash: how the proof finds a key given twice
+//! in one object.
 
 use super::stack::Stack;
 
-/// Hashes of the keys seen: the first [`FEW_KEYS`] in a list searched in order, the rest in a
-/// hash set (a small document's keys allocate nothing; a large one's cost stays linear).
-#[derive(Default)]
-pub(crate) struct SeenKeys {
-    few: smallvec::SmallVec<[u64; FEW_KEYS]>,
-    many: std::collections::HashSet<u64>,
-}
-
-/// Keys kept in [`SeenKeys`]'s list.
+/// Keys of one object searched in a list before a hash set.
 const FEW_KEYS: usize = 32;
-
-impl SeenKeys {
-    /// Adds `hash`; `false` if it was there already.
-    pub(crate) fn insert(&mut self, hash: u64) -> bool {
-        if self.few.contains(&hash) {
-            return false;
-        }
-        match self.few.len() < FEW_KEYS {
-            true => {
-                self.few.push(hash);
-                true
-            }
-            false => self.many.insert(hash),
-        }
-    }
-}
 
 /// The keys of the objects open in a document, for the proof (`super::proof`): only keys of
 /// one object can repeat each other. Each object's first [`FEW_KEYS`] keys are searched in a

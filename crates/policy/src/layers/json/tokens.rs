@@ -1,9 +1,10 @@
-//! The tokens of a document ([`super::scan`]'s sink): every string decoded, with its JSON
+//! The tokens of a document ([`super::for_each`]'s sink): every string decoded, with its JSON
 //! pointer.
 
 use core::ops::Range;
 
 use compact_str::CompactString;
+#[cfg(test)]
 use smallvec::SmallVec;
 
 use super::error::JsonError;
@@ -41,20 +42,31 @@ pub(crate) struct JsonString<'a> {
 }
 
 /// The string tokens of a document, the first 8 inline (none allocated for a small one).
+#[cfg(test)]
 pub(crate) type Tokens<'a> = SmallVec<[JsonString<'a>; 8]>;
 
-/// The tokens of a document and the pointer of the value being read; a container's mark is
-/// the length of its own pointer.
-#[derive(Default)]
-pub(super) struct Collect<'a> {
-    /// Tokens found so far.
-    pub(super) out: Tokens<'a>,
+/// Hands each string token of a document to `f` as it is read, with the pointer of the value
+/// being read kept in one buffer: nothing is kept per token. A container's mark is the length
+/// of its own pointer.
+pub(super) struct Each<F> {
+    /// What is done with each token; an error ends the scan.
+    f: F,
     /// Pointer of the value being read (inline while it is at most 24 bytes long).
     pointer: CompactString,
 }
 
-impl<'a> Sink<'a> for Collect<'a> {
-    type Error = JsonError;
+impl<F> Each<F> {
+    /// A sink calling `f`.
+    pub(super) fn new(f: F) -> Self {
+        Each {
+            f,
+            pointer: CompactString::default(),
+        }
+    }
+}
+
+impl<'a, E: From<JsonError>, F: FnMut(JsonString<'a>) -> Result<(), E>> Sink<'a> for Each<F> {
+    type Error = E;
 
     fn open(&mut self, _: usize) -> usize {
         self.pointer.len()
@@ -69,26 +81,21 @@ impl<'a> Sink<'a> for Collect<'a> {
         self.pointer.truncate(mark);
     }
 
-    fn string(
-        &mut self,
-        body: &'a [u8],
-        at: usize,
-        key_of: Option<usize>,
-    ) -> Result<usize, JsonError> {
+    fn string(&mut self, body: &'a [u8], at: usize, key_of: Option<usize>) -> Result<usize, E> {
         let decoded = decode_literal(body, at)?;
         if let Some(mark) = key_of {
             self.pointer.truncate(mark);
             pointer::push_key(&mut self.pointer, &String::from_utf8_lossy(&decoded.value));
         }
         let end = decoded.raw.end;
-        self.out.push(JsonString {
+        (self.f)(JsonString {
             pointer: capped(&self.pointer),
             is_key: key_of.is_some(),
             raw: decoded.raw,
             value: decoded.value,
             lone_surrogates: decoded.lone_surrogates,
             escaped_nuls: decoded.escaped_nuls,
-        });
+        })?;
         Ok(end)
     }
 }

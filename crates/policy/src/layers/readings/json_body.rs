@@ -4,6 +4,8 @@
 use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::json;
 use super::super::reading::BodyReading;
+use core::ops::ControlFlow;
+
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::found::{Found, KindSet, Report};
@@ -36,8 +38,8 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
     if proven(body, 0, profile, out) {
         return;
     }
-    if let Ok(strings) = json::scan(body, limits(profile)) {
-        json_fields(strings, 0, out);
+    if let Ok(checked) = json::check(body, limits(profile)) {
+        document(body, 0, checked, out);
     }
 }
 
@@ -49,8 +51,8 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     if proven(&body[start..], start, profile, out) {
         return;
     }
-    match json::scan(&body[start..], limits(profile)) {
-        Ok(strings) => json_fields(strings, start, out),
+    match json::check(&body[start..], limits(profile)) {
+        Ok(checked) => document(&body[start..], start, checked, out),
         Err(e) => {
             let (kind, offset, message) = match e {
                 json::JsonError::Syntax { offset, message } => (
@@ -109,58 +111,104 @@ fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decompos
             layer_findings: None,
             check_only: false,
             proven_clean: proven.bytes,
+            document: None,
         });
     }
     true
 }
 
-/// The fields of a scanned JSON document whose first byte is at `start` of the body. A key
-/// repeated in one object (same pointer: same parent, same decoded key) is
-/// `ambiguous_json_key` (the first one only); pointers cut at [`json::MAX_POINTER_BYTES`]
-/// are not compared.
-fn json_fields<'a>(strings: json::Tokens<'a>, start: usize, out: &mut Decomposed<'a>) {
-    use core::hash::BuildHasher;
-    let hasher = std::collections::hash_map::RandomState::new();
-    let mut keys = json::SeenKeys::default();
-    let mut repeated = false;
-    for s in strings {
-        // One finding refuses the document: the next duplicates are not reported (their cost
-        // would follow the findings, not the bytes).
-        let comparable = s.is_key && s.pointer.len() < json::MAX_POINTER_BYTES && !repeated;
-        if comparable && !keys.insert(hasher.hash_one(&s.pointer)) {
-            repeated = true;
-            out.structural_at(
-                Location::part(Part::JsonKey).with_pointer(&s.pointer),
-                FindingKind::AmbiguousJsonKey,
-                start + s.raw.start,
-                "a key given twice in one object: parsers keep the first or the last value"
-                    .to_string(),
-            );
-        }
+/// The field of the JSON document `doc`, read through (`checked`), whose first byte is at
+/// `start` of the body: it stands for the document's keys and strings, read when they are
+/// checked ([`each_string`]). A key repeated in one object is `ambiguous_json_key` (the first
+/// one only).
+fn document<'a>(doc: &'a [u8], start: usize, checked: json::Checked, out: &mut Decomposed<'a>) {
+    if let Some((pointer, offset)) = checked.repeated {
+        out.structural_at(
+            Location::part(Part::JsonKey).with_owned_pointer(pointer),
+            FindingKind::AmbiguousJsonKey,
+            start + offset,
+            "a key given twice in one object: parsers keep the first or the last value".to_string(),
+        );
+    }
+    out.fields.push(Field {
+        location: Location::part(Part::JsonString),
+        bytes: crate::field::FieldBytes::Borrowed(doc),
+        container: Container::Body,
+        span: start..start + doc.len(),
+        encoding: Encoding::JsonString,
+        at_body_start: false,
+        layer_findings: None,
+        check_only: false,
+        proven_clean: 0,
+        document: Some(crate::field::Document::Json),
+    });
+}
+
+/// The fields of the JSON document `field` stands for ([`document`]), each handed to `f` as
+/// it is read: at the document's name, index and container, a key's or string's pointer and
+/// span, check-only if the document is. Detailed findings of lone surrogate escapes are built
+/// while `room` allows. `f` breaking ends the reading.
+pub(crate) fn each_string(
+    field: &Field,
+    profile: &Profile,
+    room: usize,
+    f: &mut dyn FnMut(&Field) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let (start, mut room) = (field.span.start, room);
+    let read = json::for_each(&field.bytes, limits(profile), |s| {
         let part = if s.is_key {
             Part::JsonKey
         } else {
             Part::JsonString
         };
         // Most strings have no lone surrogate, and a `Found` is large: built only for one.
-        let layer_findings = if s.lone_surrogates.is_empty() {
-            None
-        } else {
-            let found = lone_surrogates(&s, out.layer_room);
-            out.layer_room -= found.detailed.len();
-            found.boxed()
+        let layer_findings = match s.lone_surrogates.is_empty() {
+            true => None,
+            false => {
+                let found = lone_surrogates(&s, room);
+                room -= found.detailed.len();
+                found.boxed()
+            }
         };
-        out.fields.push(Field {
-            location: Location::part(part).with_owned_pointer(s.pointer),
+        let mut location = Location::part(part).with_owned_pointer(s.pointer);
+        location.name.clone_from(&field.location.name);
+        location.index = field.location.index;
+        let string = Field {
+            location,
             bytes: s.value,
-            container: Container::Body,
+            container: field.container,
             span: start + s.raw.start..start + s.raw.end,
             encoding: Encoding::JsonString,
             at_body_start: false,
             layer_findings,
-            check_only: false,
+            check_only: field.check_only,
             proven_clean: 0,
-        });
+            document: None,
+        };
+        match f(&string) {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(Stop::Stopped),
+        }
+    });
+    match read {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(Stop::Stopped) => ControlFlow::Break(()),
+        // The document was read through under the same limits: not reached.
+        Err(Stop::Json) => ControlFlow::Continue(()),
+    }
+}
+
+/// Why [`each_string`]'s reading ended early.
+enum Stop {
+    /// Its caller asked.
+    Stopped,
+    /// The document is not what it was read through as (not reached).
+    Json,
+}
+
+impl From<json::JsonError> for Stop {
+    fn from(_: json::JsonError) -> Self {
+        Stop::Json
     }
 }
 

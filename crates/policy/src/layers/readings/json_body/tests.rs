@@ -12,6 +12,8 @@ use crate::checks::lookalike::Table;
 use crate::profile::Profile;
 use crate::request::Request;
 
+mod document;
+
 thread_local! {
     /// Set by the tests that take the fields' path, to compare it with the proof's.
     pub(crate) static WITHOUT_PROOF: Cell<bool> = const { Cell::new(false) };

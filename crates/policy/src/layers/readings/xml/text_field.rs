@@ -55,6 +55,7 @@ pub(super) fn decoded<'a>(
         layer_findings: layer_findings.boxed(),
         check_only: false,
         proven_clean: 0,
+        document: None,
     };
     (field, listed)
 }

@@ -172,6 +172,7 @@ pub(super) fn walk<'t>(
         layer_findings: None,
         check_only: false,
         proven_clean: 0,
+        document: None,
     });
     walk.out.fields.extend(fields);
     Ok(())
