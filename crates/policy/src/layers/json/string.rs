@@ -191,6 +191,25 @@ pub(super) fn decode_literal(body: &[u8], start: usize) -> Result<Decoded<'_>, J
     Ok(decoded)
 }
 
+/// Reads the string literal whose opening quote is at `start` of `body` as
+/// [`decode_literal`] does, with the same errors, but builds nothing: the offset just past it.
+pub(super) fn skip_literal(body: &[u8], start: usize) -> Result<usize, JsonError> {
+    let mut pos = start + 1;
+    loop {
+        pos += plain_run(body.get(pos..).unwrap_or_default());
+        match body.get(pos) {
+            None => return Err(syntax(pos, "unterminated string")),
+            Some(b'"') => return Ok(pos + 1),
+            Some(b'\\') => match body.get(pos + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => pos += 2,
+                Some(b'u') => pos = unicode_escape(body, pos)?.1,
+                _ => return Err(syntax(pos, "invalid escape")),
+            },
+            Some(_) => return Err(syntax(pos, "control character in string")),
+        }
+    }
+}
+
 /// The length of the leading run of `bytes` that a string copies as is: up to the first quote,
 /// backslash or control byte. The first [`SHORT`] bytes are read a word at a time (escape-dense
 /// text ends runs every few bytes); past them, the quote or backslash is found with `memchr2`

@@ -2,7 +2,7 @@
 //! encoding of rewritten values, against their definitions and serde_json.
 
 use super::oracle::*;
-use crate::layers::json::string::{REPLACEMENT, plain_run};
+use crate::layers::json::string::{REPLACEMENT, decode_literal, plain_run, skip_literal};
 use crate::layers::json::*;
 use proptest::prelude::*;
 
@@ -26,6 +26,26 @@ proptest! {
             .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
             .unwrap_or(bytes.len());
         prop_assert_eq!(plain_run(&bytes), expected);
+    }
+
+    /// A literal read through without its value ends where its decoding does, or fails with
+    /// the same error: on literals of escapes (valid, cut short, of bad letters or digits),
+    /// controls, quotes and text, closed or not.
+    #[test]
+    fn a_literal_skipped_ends_where_its_decoding_does(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "a", "é", "\\\"", "\\\\", "\\/", "\\n", "\\b", "\\u00e9", "\\ud800",
+            "\\udc00", "\\ud83d\\ude00", "\\u12", "\\uzzzz", "\\x", "\\", "\"", "\n", "\u{1f}",
+            "\u{7f}", " ",
+        ]), 0..12),
+        closed in any::<bool>(),
+    ) {
+        let mut literal = format!("\"{}", pieces.concat());
+        if closed {
+            literal.push('"');
+        }
+        let decoded = decode_literal(literal.as_bytes(), 0).map(|d| d.raw.end);
+        prop_assert_eq!(skip_literal(literal.as_bytes(), 0), decoded, "{:?}", literal);
     }
 }
 

@@ -15,7 +15,7 @@ use super::capped::{Capped, LastEvent, Offsets};
 
 use super::super::super::decomposed::Decomposed;
 use super::super::super::json;
-use crate::field::{Container, Encoding, Field};
+use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 
@@ -163,16 +163,13 @@ pub(super) fn walk<'t>(
         return Err(Stop::TooFarAhead(walk.offset(last)));
     }
     let fields = walk.scalars_read.into_iter().map(|s| Field {
-        location: Location::part(s.part).with_pointer(&s.pointer),
         bytes: s.bytes.into(),
-        container: Container::Body,
-        span: s.span,
-        encoding: Encoding::Raw,
-        at_body_start: false,
-        layer_findings: None,
-        check_only: false,
-        proven_clean: 0,
-        document: None,
+        ..Field::raw(
+            Location::part(s.part).with_pointer(&s.pointer),
+            &[],
+            Container::Body,
+            s.span,
+        )
     });
     walk.out.fields.extend(fields);
     Ok(())
