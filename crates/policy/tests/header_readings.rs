@@ -172,3 +172,41 @@ fn realistic_headers_pass_untouched() {
         );
     }
 }
+
+/// The cookies of every `Cookie` line are one list (HTTP/2 splits it into crumbs): at most
+/// `max_parameters` of them in all are read, past that one `limit_exceeded`, however the lines
+/// share them; a cookie past the limit is not read.
+#[test]
+fn cookies_are_limited_across_their_lines() {
+    let max = Profile::strict().limits.max_parameters;
+    let line = |n: usize, last: &str| {
+        let mut pairs: Vec<String> = (0..n).map(|i| format!("c{i}=v")).collect();
+        pairs.push(last.to_string());
+        pairs.join("; ")
+    };
+    for lines in [1, 2, 3, 7] {
+        for total in [max - 10, max, max + 1, 3 * max] {
+            let mut request = Request::new("GET", b"/");
+            let per_line = total.div_ceil(lines);
+            let mut left = total;
+            while left > 0 {
+                let n = per_line.min(left);
+                left -= n;
+                // Each line's last cookie holds a NUL unless the limit cut it off.
+                request = request.header("Cookie", line(n - 1, "z=%00").as_bytes());
+            }
+            let v = evaluate(&Profile::strict(), &request).verdict;
+            let limits = v.counts.get("limit_exceeded").copied().unwrap_or(0);
+            assert_eq!(
+                limits,
+                u64::from(total > max),
+                "{lines} lines, {total} cookies"
+            );
+            let nuls = v.counts.get("nul").copied().unwrap_or(0);
+            // Where each line's cookies end, counted over the request.
+            let ends = (1..=total.div_ceil(per_line)).map(|k| (k * per_line).min(total));
+            let expected = ends.filter(|&end| end <= max).count() as u64;
+            assert_eq!(nuls, expected, "{lines} lines, {total} cookies");
+        }
+    }
+}

@@ -21,11 +21,12 @@ use crate::request::{Request, split_params, trim};
 /// Adds the decoded readings of the request's headers (checked, never rewritten).
 pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut Decomposed<'a>) {
     let readings = &profile.readings;
+    let mut cookies_read = 0;
     for (i, (name, value)) in request.headers.iter().enumerate() {
         let name = name.as_str();
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
         if name.eq_ignore_ascii_case("cookie") {
-            cookies(value, i, profile, out);
+            cookies(value, i, profile, &mut cookies_read, out);
         } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
             url(name, value, i, profile, out);
         }
@@ -57,19 +58,33 @@ fn push<'a>(
 }
 
 /// `name=value; name2="value2"` pairs, each side percent-decoded (`+` kept: Express does not
-/// read it as a space, PHP does, and a space changes no check).
-fn cookies<'a>(value: &'a [u8], header: usize, profile: &Profile, out: &mut Decomposed<'a>) {
+/// read it as a space, PHP does, and a space changes no check). `read` counts the pairs of
+/// every `Cookie` line of the request, which are one list (RFC 6265 §5.4, RFC 9113 §8.2.3):
+/// past `max_parameters` of them, one `limit_exceeded` and no more fields.
+fn cookies<'a>(
+    value: &'a [u8],
+    header: usize,
+    profile: &Profile,
+    read: &mut usize,
+    out: &mut Decomposed<'a>,
+) {
+    let max = profile.limits.max_parameters;
     for (index, pair) in value.split(|&b| b == b';').enumerate() {
-        if index >= profile.limits.max_parameters {
-            out.structural_named(
-                Part::Header,
-                "cookie",
-                FindingKind::LimitExceeded,
-                0,
-                format!("more than {} cookies", profile.limits.max_parameters),
-            );
+        if *read >= max {
+            if *read == max {
+                let message = format!("more than {max} cookies");
+                out.structural_named(
+                    Part::Header,
+                    "cookie",
+                    FindingKind::LimitExceeded,
+                    0,
+                    message,
+                );
+            }
+            *read = max + 1;
             return;
         }
+        *read += 1;
         let pair = trim(pair);
         if pair.is_empty() {
             continue;

@@ -13,7 +13,8 @@ pub struct Limits {
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,
-    /// Most query or form parameters (default 1 000).
+    /// Most query or form parameters, and most cookies of one request, all its `Cookie` lines
+    /// together (default 1 000).
     pub max_parameters: usize,
     /// Most findings listed in a verdict; counts stay exact (default 100).
     pub max_findings: usize,
