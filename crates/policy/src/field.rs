@@ -80,6 +80,8 @@ pub(crate) struct Field<'a> {
 pub(crate) enum Document {
     /// A JSON document already read through (`layers::json::check`): its keys and strings.
     Json,
+    /// An XML document already read through (`layers::readings::xml`): its names and texts.
+    Xml,
 }
 
 impl<'a> Field<'a> {

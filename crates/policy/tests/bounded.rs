@@ -71,8 +71,13 @@ const FIXED: usize = 4 << 20;
 
 /// `piece` repeated to `SIZE` bytes, inside `prefix` and `suffix`.
 fn body(prefix: &[u8], piece: &[u8], suffix: &[u8]) -> Vec<u8> {
+    body_of(SIZE, prefix, piece, suffix)
+}
+
+/// `piece` repeated to `size` bytes, inside `prefix` and `suffix`.
+fn body_of(size: usize, prefix: &[u8], piece: &[u8], suffix: &[u8]) -> Vec<u8> {
     let mut out = prefix.to_vec();
-    while out.len() + piece.len() + suffix.len() <= SIZE {
+    while out.len() + piece.len() + suffix.len() <= size {
         out.extend_from_slice(piece);
     }
     out.extend_from_slice(suffix);
@@ -218,42 +223,37 @@ fn hostile_bodies_allocate_a_fixed_multiple_of_their_size() {
     );
 }
 
-/// Documents of many short strings, at the size where a string costs the most: under the
-/// count limit (`max_json_strings`), with one string the proof cannot pass, so every string is
-/// checked. What the evaluation keeps per string (location, pointer, bytes) must not add up:
-/// its working memory stays within the body's size (the server's budget counts on it).
+/// Documents of many short fields (JSON strings, XML names and texts), at the size where a
+/// field costs the most: under the count limit (`max_json_strings`), with a last field that
+/// reports a NUL (and that the JSON proof cannot pass), so that every field is checked. What
+/// the evaluation keeps per field (location, pointer, bytes) must not add up: its working
+/// memory stays within the body's size (the server's budget counts on it).
 #[test]
-fn documents_of_many_short_strings_allocate_no_more_than_their_size() {
+fn documents_of_many_short_fields_allocate_no_more_than_their_size() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     const SMALL: usize = 1 << 20;
-    let fill = |prefix: &[u8], piece: &[u8], suffix: &[u8]| {
-        let mut out = prefix.to_vec();
-        while out.len() + piece.len() + suffix.len() <= SMALL {
-            out.extend_from_slice(piece);
-        }
-        [out, suffix.to_vec()].concat()
-    };
+    let fill = |prefix: &[u8], piece: &[u8], suffix: &[u8]| body_of(SMALL, prefix, piece, suffix);
     let long_key = [b"{\"".as_slice(), &[b'k'; 1000], b"\":["].concat();
     // 13 bytes a string: about 80 000 strings, under the count limit.
     let strings = fill(b"[", b"\"abcdefghij\",", b"\"\\u0000\"]");
-    let mut keys = b"{".to_vec();
-    for n in 0.. {
-        if keys.len() + 40 > SMALL {
-            break;
-        }
-        keys.extend_from_slice(format!("\"k{n:06}\":\"abcdefghij\",").as_bytes());
-    }
-    keys.extend_from_slice(b"\"\\u0000\":1}");
+    // 40 000 members of 23 bytes: 80 000 strings.
+    let keys: String = (0..40_000)
+        .map(|n| format!("\"k{n:06}\":\"abcdefghij\","))
+        .collect();
+    let keys = format!("{{{keys}\"\\u0000\":1}}").into_bytes();
     // A third of the size, percent-encoded.
     let cut = strings[..strings.len() / 3]
         .iter()
         .rposition(|&b| b == b',');
-    let value = &strings[..=cut.unwrap_or_default()];
-    let value = [value, b"\"\\u0000\"]"].concat();
+    let value = [&strings[..=cut.unwrap_or_default()], b"\"\\u0000\"]"].concat();
     let form: Vec<u8> = value
         .iter()
         .flat_map(|&b| format!("%{b:02X}").into_bytes())
         .collect();
+    let attributes: String = (0..40_000)
+        .map(|n| format!("a{n:06}='abcdefghijkl' "))
+        .collect();
+    let attributes = format!("<r><a {attributes}/><z>&#0;</z></r>").into_bytes();
     let cases: Vec<(&str, &str, Vec<u8>)> = vec![
         (
             "long pointers",
@@ -263,6 +263,12 @@ fn documents_of_many_short_strings_allocate_no_more_than_their_size() {
         ("many strings", "application/json", strings.clone()),
         ("many keys", "application/json", keys),
         ("sniffed as text", "text/plain", strings.clone()),
+        (
+            "xml elements",
+            "application/xml",
+            fill(b"<r>", b"<abcdefghij/>", b"<z>&#0;</z></r>"),
+        ),
+        ("xml attributes", "application/xml", attributes),
         (
             "a form value",
             "application/x-www-form-urlencoded",
@@ -284,7 +290,7 @@ fn documents_of_many_short_strings_allocate_no_more_than_their_size() {
             evaluation.verdict.counts
         );
         println!("{line}");
-        // Every string read: the last one's NUL found.
+        // Every field read: the last one's NUL found.
         if peak > bound || !evaluation.verdict.counts.contains_key("nul") {
             failures.push(line);
         }

@@ -23,6 +23,7 @@ pub(crate) const READINGS: [&BodyReading; 6] = [
 ];
 pub(crate) use archive::archive_in;
 pub(crate) use json_body::each_string as each_json_string;
+pub(crate) use xml::each_field as each_xml_field;
 pub(crate) use xml::xml_escape;
 
 /// Query and form values that parse as a JSON object or array, which applications parse

@@ -11,6 +11,7 @@ use compact_str::CompactString;
 use super::error::JsonError;
 use super::scanner::{JsonLimits, Sink, scan_into};
 use super::string::{decode_literal, skip_literal};
+use super::tokens::{Each, JsonString};
 
 /// What reading a document through found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,10 +29,11 @@ pub(crate) fn check(doc: &[u8], limits: JsonLimits) -> Result<Checked, JsonError
     let mut sink = Keys::default();
     scan_into(doc, limits, &mut sink)?;
     let repeated = sink.repeated.map(|offset| {
-        let read = super::for_each(doc, limits, |s| match s.raw.start < offset {
+        let mut sink = Each::new(|s: JsonString| match s.raw.start < offset {
             true => Ok(()),
             false => Err(Reached(Some(s.pointer))),
         });
+        let read = scan_into(doc, limits, &mut sink);
         match read {
             Err(Reached(Some(pointer))) => (pointer, offset),
             _ => (CompactString::default(), offset),

@@ -11,21 +11,24 @@
 //! `xml_doctype`. The declared encoding is the body's charset (`layers::body`).
 
 mod path;
+mod reader;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod text;
 mod text_field;
+
+use core::ops::ControlFlow;
 
 use quick_xml::events::Event;
 
 use super::super::decomposed::{Decomposed, text_from, whole_body};
 use super::super::reading::BodyReading;
-use crate::field::{Container, Field};
+use crate::field::{Container, Document, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{Profile, XmlDoctypeReading};
 use crate::request::ContentType;
-use path::Path;
+use reader::{Emit, Reader, Refusal, Sink, malformed};
 pub(crate) use text::escape as xml_escape;
 
 /// The XML reading.
@@ -65,50 +68,69 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
         whole_body(body, out);
         return;
     };
+    // Its fields are kept while they cost less than its bytes; past that, it is read through
+    // and one field stands for its names and texts, read again as they are checked
+    // ([`each_field`]).
     let first = out.fields.len();
-    let mut reader = Reader {
-        doc,
-        start,
-        profile,
-        path: Path::default(),
-        fields: 0,
-        roots: 0,
-        out,
+    let budget = doc.len().max(MIN_KEPT_BYTES) / KEPT_FIELD_BYTES;
+    #[cfg(test)]
+    let budget = if tests::KEEP_NONE.get() { 0 } else { budget };
+    let sink = Sink::Kept { out, first, budget };
+    let (read, overflowed) = {
+        let mut reader = Reader::new(doc, start, profile, sink);
+        (reader.run(), reader.overflowed)
     };
-    if let Err((offset, kind, message)) = reader.run() {
-        out.structural(Part::Body, kind, start + offset, message);
-        // The application may still read it as text: its bytes are checked as one field (and
-        // the fields read so far are dropped, so memory stays within the limit's).
-        out.fields.truncate(first);
-        text_from(body, start, out);
+    match read {
+        Ok(()) if overflowed => out.fields.push(Field {
+            document: Some(Document::Xml),
+            ..Field::raw(
+                Location::part(Part::XmlText),
+                doc.as_bytes(),
+                Container::Body,
+                start..body.len(),
+            )
+        }),
+        Ok(()) => {}
+        Err((offset, kind, message)) => {
+            out.structural(Part::Body, kind, start + offset, message);
+            // The application may still read it as text: its bytes are checked as one field
+            // (and the fields read so far are dropped).
+            out.fields.truncate(first);
+            text_from(body, start, out);
+        }
     }
 }
 
-/// Why a document is refused: offset in the document, kind, message.
-type Refusal = (usize, FindingKind, String);
-
-/// One document's walk.
-struct Reader<'a, 'o, 'p> {
-    /// The document: the body after its signature.
-    doc: &'a str,
-    /// Where `doc` starts in the body.
-    start: usize,
-    profile: &'p Profile,
-    path: Path,
-    fields: usize,
-    roots: usize,
-    out: &'o mut Decomposed<'a>,
+/// The fields of the XML document `field` stands for (`super::read`), each handed to `f` as it is
+/// read: at the document's name, index and `check_only`. Detailed findings of surrogate
+/// references are built while `room` allows. `f` breaking ends the reading.
+pub(crate) fn each_field(
+    field: &Field,
+    profile: &Profile,
+    room: usize,
+    f: &mut dyn FnMut(&Field) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    // Read through as UTF-8 once already: never otherwise.
+    let Ok(doc) = core::str::from_utf8(&field.bytes) else {
+        return ControlFlow::Continue(());
+    };
+    let emit = Sink::Each(Emit { field, room, f });
+    let mut reader = Reader::new(doc, field.span.start, profile, emit);
+    let _ = reader.run();
+    match reader.stopped {
+        true => ControlFlow::Break(()),
+        false => ControlFlow::Continue(()),
+    }
 }
 
-fn malformed(offset: usize, message: impl Into<String>) -> Refusal {
-    (
-        offset,
-        FindingKind::MalformedBody,
-        format!("not XML: {}", message.into()),
-    )
-}
+/// What a kept field is counted as costing (a `Field` and a short path), against the
+/// document's bytes.
+const KEPT_FIELD_BYTES: usize = 256;
 
-impl<'a> Reader<'a, '_, '_> {
+/// The bytes of fields a document keeps whatever its size.
+const MIN_KEPT_BYTES: usize = 64 * 1024;
+
+impl<'a, 'o, 'p> Reader<'a, 'o, 'p> {
     fn run(&mut self) -> Result<(), Refusal> {
         // `quick-xml` skips a signature of its own: a second one is text before the root.
         if self.doc.starts_with('\u{FEFF}') {
@@ -169,19 +191,6 @@ impl<'a> Reader<'a, '_, '_> {
             return Err(malformed(self.doc.len(), "no root element"));
         }
         Ok(())
-    }
-
-    /// The document's text at `span`, or a refusal where `quick-xml`'s positions do not fall
-    /// on characters of it (never a panic).
-    fn piece(&self, span: core::ops::Range<usize>) -> Result<&'a str, Refusal> {
-        let doc: &'a str = self.doc;
-        doc.get(span.clone())
-            .ok_or_else(|| malformed(span.start, "markup where no parser finds it"))
-    }
-
-    /// Where `piece` (a slice of the document) starts in it.
-    fn offset_of(&self, piece: &str) -> usize {
-        (piece.as_ptr() as usize).wrapping_sub(self.doc.as_ptr() as usize)
     }
 
     /// Content before the first or after the last element (Misc, §2.8) must be white space,
@@ -313,70 +322,6 @@ impl<'a> Reader<'a, '_, '_> {
             Some(why) => Err((at, FindingKind::XmlDoctype, format!("a DOCTYPE that {why}"))),
             None => Ok(()),
         }
-    }
-
-    /// Counts a field against the profile's limit.
-    fn count(&mut self, at: usize) -> Result<(), Refusal> {
-        self.fields += 1;
-        let limit = self.profile.limits.max_json_strings;
-        if self.fields > limit {
-            let message = format!("more than {limit} XML names and texts");
-            return Err((at, FindingKind::LimitExceeded, message));
-        }
-        Ok(())
-    }
-
-    /// A name at `span` of the document; `step` below the current element (an attribute, a
-    /// processing instruction), or the element itself.
-    fn name_field(
-        &mut self,
-        span: core::ops::Range<usize>,
-        step: Option<&str>,
-    ) -> Result<(), Refusal> {
-        self.count(span.start)?;
-        let location = Location::part(Part::XmlName).with_pointer(&self.path.pointer(step));
-        let at = self.start + span.start;
-        let bytes = self.piece(span.clone())?.as_bytes();
-        self.out.fields.push(Field::raw(
-            location,
-            bytes,
-            Container::Body,
-            at..at + bytes.len(),
-        ));
-        Ok(())
-    }
-
-    /// Text at `span` of the document, its references decoded when `references` says whether
-    /// it is an attribute value; CDATA, comments and processing-instruction data (`None`) are
-    /// their bytes.
-    fn text_field(
-        &mut self,
-        span: core::ops::Range<usize>,
-        step: &str,
-        references: Option<bool>,
-    ) -> Result<(), Refusal> {
-        self.count(span.start)?;
-        let location = Location::part(Part::XmlText).with_pointer(&self.path.pointer(Some(step)));
-        let body_span = self.start + span.start..self.start + span.end;
-        let raw = self.piece(span.clone())?;
-        let Some(attribute) = references else {
-            let field = Field::raw(location, raw.as_bytes(), Container::Body, body_span);
-            self.out.fields.push(field);
-            return Ok(());
-        };
-        let decoded =
-            text::decode(raw, attribute).map_err(|(i, why)| malformed(span.start + i, why))?;
-        let (field, listed) = text_field::decoded(
-            location,
-            raw,
-            decoded,
-            attribute,
-            body_span,
-            self.out.layer_room,
-        );
-        self.out.layer_room -= listed;
-        self.out.fields.push(field);
-        Ok(())
     }
 }
 

@@ -11,8 +11,7 @@ use crate::found::{Found, KindSet, Report};
 use crate::location::Location;
 
 /// The field of `raw` (an attribute value when `attribute`, else character data) decoded to
-/// `decoded`, at `span` of the body, with room for `room` detailed findings; and how many of
-/// them it listed.
+/// `decoded`, at `span` of the body, with room for `room` detailed findings.
 pub(super) fn decoded<'a>(
     location: Location,
     raw: &'a str,
@@ -20,7 +19,7 @@ pub(super) fn decoded<'a>(
     attribute: bool,
     span: Range<usize>,
     room: usize,
-) -> (Field<'a>, usize) {
+) -> Field<'a> {
     let mut layer_findings = Found::new(room, KindSet::default());
     for &(at, unit) in &decoded.surrogates {
         let kind = FindingKind::EscapedSurrogate;
@@ -35,13 +34,12 @@ pub(super) fn decoded<'a>(
             )
         });
     }
-    let listed = layer_findings.detailed.len();
     let bytes = if decoded.bytes == raw.as_bytes() {
         Cow::Borrowed(raw.as_bytes())
     } else {
         Cow::Owned(decoded.bytes)
     };
-    let field = Field {
+    Field {
         location,
         bytes: bytes.into(),
         container: Container::Body,
@@ -56,6 +54,5 @@ pub(super) fn decoded<'a>(
         check_only: false,
         proven_clean: 0,
         document: None,
-    };
-    (field, listed)
+    }
 }
