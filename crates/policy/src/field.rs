@@ -82,6 +82,12 @@ pub(crate) enum Document {
     Json,
     /// An XML document already read through (`layers::readings::xml`): its names and texts.
     Xml,
+    /// A YAML stream already read through (`layers::readings::yaml`): its scalars; `multi` if
+    /// it has several documents (each one's paths start with its number).
+    Yaml {
+        /// Whether the stream has several documents.
+        multi: bool,
+    },
 }
 
 impl<'a> Field<'a> {

@@ -223,7 +223,7 @@ fn hostile_bodies_allocate_a_fixed_multiple_of_their_size() {
     );
 }
 
-/// Documents of many short fields (JSON strings, XML names and texts), at the size where a
+/// Documents of many short fields (JSON strings, XML names and texts, YAML scalars), where a
 /// field costs the most: under the count limit (`max_json_strings`), with a last field that
 /// reports a NUL (and that the JSON proof cannot pass), so that every field is checked. What
 /// the evaluation keeps per field (location, pointer, bytes) must not add up: its working
@@ -269,6 +269,11 @@ fn documents_of_many_short_fields_allocate_no_more_than_their_size() {
             fill(b"<r>", b"<abcdefghij/>", b"<z>&#0;</z></r>"),
         ),
         ("xml attributes", "application/xml", attributes),
+        (
+            "yaml scalars",
+            "application/yaml",
+            fill(b"a: [", b"abcdefghij, ", b"\"\\0\"]"),
+        ),
         (
             "a form value",
             "application/x-www-form-urlencoded",

@@ -40,6 +40,7 @@ pub(crate) fn each_field(
         None => f(field),
         Some(crate::field::Document::Json) => readings::each_json_string(field, profile, room, f),
         Some(crate::field::Document::Xml) => readings::each_xml_field(field, profile, room, f),
+        Some(crate::field::Document::Yaml { .. }) => readings::each_yaml_field(field, profile, f),
     }
 }
 

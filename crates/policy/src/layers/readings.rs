@@ -25,6 +25,7 @@ pub(crate) use archive::archive_in;
 pub(crate) use json_body::each_string as each_json_string;
 pub(crate) use xml::each_field as each_xml_field;
 pub(crate) use xml::xml_escape;
+pub(crate) use yaml::each_field as each_yaml_field;
 
 /// Query and form values that parse as a JSON object or array, which applications parse
 /// (GraphQL over GET `variables=`, `filter=`): also read as JSON, check-only, each string at

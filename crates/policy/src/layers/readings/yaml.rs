@@ -13,14 +13,19 @@
 //! ([`crate::collect`]). A leading BOM is a field of its own and may be stripped.
 
 mod capped;
+mod scalars;
 mod walk;
 
 use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::reading::BodyReading;
+use core::ops::ControlFlow;
+
+use crate::field::{Container, Document, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::ContentType;
+use scalars::Scalars;
 use walk::Stop;
 
 /// The YAML reading.
@@ -66,12 +71,9 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
 
 /// Reads `text` (at `base` of the body) as YAML into `out`; `false` if it was not read to the
 /// end (its fields are dropped, the reason is a finding), so the caller checks it as text.
+/// Its scalars are kept while they cost less than its bytes; past that, one field stands for
+/// the stream and its scalars are read again as they are checked ([`each_field`]).
 fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomposed<'t>) -> bool {
-    let limits = walk::Limits {
-        max_depth: profile.limits.max_json_depth,
-        max_scalars: profile.limits.max_json_strings,
-        aliases: profile.readings.yaml_aliases == crate::profile::YamlAliasReading::Check,
-    };
     let first = out.fields.len();
     if let Some(at) = memchr::memchr(0, text.as_bytes()) {
         // No YAML stream holds a NUL (YAML 1.2.2 §5.1), and a parser may take one for its end.
@@ -84,8 +86,30 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
         );
         return false;
     }
-    let Err(stop) = walk::walk(text, base, limits, out) else {
-        return true;
+    let budget = text.len().max(MIN_KEPT_BYTES) / KEPT_SCALAR_BYTES;
+    #[cfg(test)]
+    let budget = if tests::KEEP_NONE.get() { 0 } else { budget };
+    let kept = Scalars::Kept {
+        read: Vec::new(),
+        budget,
+        overflowed: false,
+    };
+    let stop = match walk::walk(text, base, limits(profile), out, (kept, false)) {
+        Ok(walked) if walked.overflowed => {
+            let multi = walked.documents >= 2;
+            out.fields.push(Field {
+                document: Some(Document::Yaml { multi }),
+                ..Field::raw(
+                    Location::part(Part::YamlString),
+                    text.as_bytes(),
+                    Container::Body,
+                    base..base + text.len(),
+                )
+            });
+            return true;
+        }
+        Ok(_) => return true,
+        Err(stop) => stop,
     };
     out.fields.truncate(first);
     let (kind, at, message) = match stop {
@@ -121,9 +145,55 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
                 capped::MAX_INDICATORS
             ),
         ),
+        // Only a walk that hands its scalars on stops so.
+        Stop::Stopped => return true,
     };
     out.structural_at(Location::part(Part::YamlString), kind, at, message);
     false
+}
+
+/// What a kept scalar is counted as costing (its field and a short path), against the
+/// stream's bytes.
+const KEPT_SCALAR_BYTES: usize = 256;
+
+/// The bytes of scalars a stream keeps whatever its size.
+const MIN_KEPT_BYTES: usize = 64 * 1024;
+
+/// The limits of a walk under `profile`.
+fn limits(profile: &Profile) -> walk::Limits {
+    walk::Limits {
+        max_depth: profile.limits.max_json_depth,
+        max_scalars: profile.limits.max_json_strings,
+        aliases: profile.readings.yaml_aliases == crate::profile::YamlAliasReading::Check,
+    }
+}
+
+/// The fields of the YAML stream `field` stands for ([`read_text`]), each handed to `f` as it
+/// is read, at the stream's name, index and `check_only`. `f` breaking ends the reading.
+pub(crate) fn each_field(
+    field: &Field,
+    profile: &Profile,
+    f: &mut dyn FnMut(&Field) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    // Read through as UTF-8 once already: never otherwise.
+    let (Ok(text), Some(Document::Yaml { multi })) =
+        (core::str::from_utf8(&field.bytes), field.document)
+    else {
+        return ControlFlow::Continue(());
+    };
+    // Its structural findings were made by the first walk.
+    let mut scratch = Decomposed::default();
+    let each = Scalars::Each { stream: field, f };
+    match walk::walk(
+        text,
+        field.span.start,
+        limits(profile),
+        &mut scratch,
+        (each, multi),
+    ) {
+        Err(Stop::Stopped) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    }
 }
 
 /// The first `\u` or `\U` escape whose value is no Unicode scalar value in the double-quoted
@@ -160,4 +230,4 @@ fn bad_escape(text: &str, at: usize) -> Option<(usize, u32)> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -12,10 +12,9 @@ use std::rc::Rc;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 
 use super::capped::{Capped, LastEvent, Offsets};
+use super::scalars::{Scalar, Scalars};
 
 use super::super::super::decomposed::Decomposed;
-use super::super::super::json;
-use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 
@@ -30,6 +29,15 @@ pub(super) enum Stop {
     TooManyScalars(usize),
     /// The parser's input was cut ([`super::capped`]) after the event ending at this offset.
     TooFarAhead(usize),
+    /// The function the scalars went to asked to stop ([`Scalars::Each`]).
+    Stopped,
+}
+
+/// What a walk read: whether its scalars outgrew their budget ([`Scalars::Kept`]), and how
+/// many documents the stream has.
+pub(super) struct Walked {
+    pub(super) overflowed: bool,
+    pub(super) documents: usize,
 }
 
 /// The limits of one walk.
@@ -67,7 +75,7 @@ enum Frame {
 }
 
 /// The state of one walk over the stream in `text`, whose first byte is at `base` of the body.
-struct Walk<'t, 'o> {
+struct Walk<'t, 'o, 's> {
     offsets: Offsets<'t>,
     base: usize,
     limits: Limits,
@@ -78,9 +86,11 @@ struct Walk<'t, 'o> {
     /// The length of the document's own pointer (`/N` in a stream of several, or nothing).
     doc_prefix: usize,
     documents: usize,
-    /// The scalars read, made fields once the stream is read whole (a `Field` is several
-    /// hundred bytes: a stream past a limit costs only these).
-    scalars_read: Vec<Scalar<'t>>,
+    /// Where the scalars read go: kept, made fields once the stream is read whole (a stream
+    /// past a limit costs only these), or handed on.
+    sink: Scalars<'t, 's>,
+    /// Whether the stream has several documents, known before its first ends (a walk again).
+    multi: bool,
     /// Where this walk's findings start in `out` (to prefix them with `/0`).
     first_structural: usize,
     scalars: usize,
@@ -94,22 +104,16 @@ struct Walk<'t, 'o> {
     root_block: bool,
 }
 
-/// A scalar read: what its field will be.
-struct Scalar<'t> {
-    part: Part,
-    pointer: String,
-    bytes: Cow<'t, [u8]>,
-    span: core::ops::Range<usize>,
-}
-
-/// Reads the stream in `text` into `out`: its scalars as fields, its second readings as
-/// `ambiguous_yaml`. Stops at the first error or limit.
-pub(super) fn walk<'t>(
+/// Reads the stream in `text` into `out`: its scalars to `sink` (kept ones as fields), its
+/// second readings as `ambiguous_yaml`. Stops at the first error or limit. `multi` when the
+/// stream is known to have several documents.
+pub(super) fn walk<'t, 's>(
     text: &'t str,
     base: usize,
     limits: Limits,
     out: &mut Decomposed<'t>,
-) -> Result<(), Stop> {
+    (sink, multi): (Scalars<'t, 's>, bool),
+) -> Result<Walked, Stop> {
     let first_structural = out.structural.len();
     let mut walk = Walk {
         offsets: Offsets::new(text),
@@ -120,7 +124,8 @@ pub(super) fn walk<'t>(
         stack: Vec::new(),
         doc_prefix: 0,
         documents: 0,
-        scalars_read: Vec::new(),
+        sink,
+        multi,
         first_structural,
         scalars: 0,
         maps: 0,
@@ -162,20 +167,15 @@ pub(super) fn walk<'t>(
     if cut.get() {
         return Err(Stop::TooFarAhead(walk.offset(last)));
     }
-    let fields = walk.scalars_read.into_iter().map(|s| Field {
-        bytes: s.bytes.into(),
-        ..Field::raw(
-            Location::part(s.part).with_pointer(&s.pointer),
-            &[],
-            Container::Body,
-            s.span,
-        )
-    });
-    walk.out.fields.extend(fields);
-    Ok(())
+    let documents = walk.documents;
+    let overflowed = walk.sink.finish(&mut walk.out.fields);
+    Ok(Walked {
+        overflowed,
+        documents,
+    })
 }
 
-impl<'t> Walk<'t, '_> {
+impl<'t> Walk<'t, '_, '_> {
     /// Takes one event; `true` at the end of the stream.
     fn event(&mut self, event: Event<'t>, span: Span) -> Result<bool, Stop> {
         match event {
@@ -253,7 +253,7 @@ impl<'t> Walk<'t, '_> {
         self.stack.clear();
         self.documents += 1;
         if self.documents == 2 {
-            for scalar in &mut self.scalars_read {
+            for scalar in self.sink.kept() {
                 scalar.pointer.insert_str(0, "/0");
             }
             for (location, _) in &mut self.out.structural[self.first_structural..] {
@@ -262,7 +262,7 @@ impl<'t> Walk<'t, '_> {
             }
         }
         self.pointer.clear();
-        if self.documents >= 2 {
+        if self.documents >= 2 || self.multi {
             self.pointer = format!("/{}", self.documents - 1);
         }
         self.doc_prefix = self.pointer.len();
@@ -348,18 +348,11 @@ impl<'t> Walk<'t, '_> {
         };
         let start = self.offset(span.start.index());
         let end = self.offset(span.end.index()).max(start);
-        // A pointer kept whole would make a stream of long keys and many values quadratic.
-        let mut cut = self.pointer.len().min(json::MAX_POINTER_BYTES);
-        while !self.pointer.is_char_boundary(cut) {
-            cut -= 1;
+        let scalar = Scalar::new(part, &self.pointer, bytes, start..end);
+        match self.sink.take(scalar) {
+            core::ops::ControlFlow::Continue(()) => Ok(()),
+            core::ops::ControlFlow::Break(()) => Err(Stop::Stopped),
         }
-        self.scalars_read.push(Scalar {
-            part,
-            pointer: self.pointer[..cut].to_string(),
-            bytes,
-            span: start..end,
-        });
-        Ok(())
     }
 
     /// A tag outside the core schema is a second reading.
