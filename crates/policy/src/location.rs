@@ -251,15 +251,61 @@ fn capped(text: &str, chars: usize) -> CompactString {
     if text.len() <= chars {
         return CompactString::new(text);
     }
-    match text.char_indices().nth(chars) {
-        Some((end, _)) => CompactString::new(&text[..end]),
-        None => CompactString::new(text),
+    // Where character `chars` starts: the first byte that is not a continuation byte after
+    // `chars` of them. Counted 32 bytes at a time (a count LLVM vectorizes), not with
+    // `char_indices`: a pointer under a long key is cut for every string of its document.
+    let starts = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .map(|&b| u8::from((b as i8) >= -0x40))
+            .sum::<u8>()
+    };
+    let (mut seen, mut at) = (0, 0);
+    for chunk in text.as_bytes().chunks_exact(32) {
+        let here = usize::from(starts(chunk));
+        if seen + here > chars {
+            break;
+        }
+        (seen, at) = (seen + here, at + chunk.len());
     }
+    for &byte in &text.as_bytes()[at..] {
+        if (byte as i8) >= -0x40 {
+            if seen == chars {
+                return CompactString::new(&text[..at]);
+            }
+            seen += 1;
+        }
+        at += 1;
+    }
+    CompactString::new(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::capped;
+
+    /// A cut falls where `char_indices` says the first character past the cap starts, on
+    /// text of 1- to 4-byte characters.
+    #[test]
+    fn a_cut_falls_after_as_many_characters() {
+        let pieces = ["a", "é", "日", "😀", "\u{301}", "/"];
+        let mut seed = 7u64;
+        for _ in 0..400 {
+            let mut text = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            for _ in 0..(seed >> 56) * 3 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                text.push_str(pieces[(seed >> 60) as usize % pieces.len()]);
+            }
+            for cap in [0, 1, 2, 5, 128, 512] {
+                let end = text
+                    .char_indices()
+                    .nth(cap)
+                    .map_or(text.len(), |(at, _)| at);
+                assert_eq!(capped(&text, cap), &text[..end], "{text:?} at {cap}");
+            }
+        }
+    }
 
     /// A pointer handed over is cut as one copied is.
     #[test]

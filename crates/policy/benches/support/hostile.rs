@@ -126,6 +126,7 @@ pub const NAMES: &[&str] = &[
     "json-escaped-isolated",
     "json-dotted-strings",
     "json-proof-fails-last",
+    "json-pointers-proof-fails",
     "json-escaped-quotes",
     "json-newline-escapes",
     "json-dot-slash-strings",
@@ -247,6 +248,9 @@ fn describe(name: &str) -> &'static str {
         }
         "json-proof-fails-last" => {
             "90 000 clean JSON strings, the last one \\u0000: proven, then read as fields"
+        }
+        "json-pointers-proof-fails" => {
+            "90 000 strings under a 1 000-byte key, the last a \\u0000 (no proof)"
         }
         "json-escaped-quotes" => "one JSON string of \\\" escapes: proven, one escape / 2 bytes",
         "json-newline-escapes" => {

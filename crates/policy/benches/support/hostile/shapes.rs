@@ -70,6 +70,18 @@ pub(super) fn json(name: &str, size: usize) -> (Input, Input) {
             hostile.resize(size, b' ');
             twins(hostile, strings(b"[", b"abcdef", b"]", JSON_STRINGS, size))
         }
+        "json-pointers-proof-fails" => {
+            // Every string under a 1 000-byte key, the last one not clean: no proof, and each
+            // string's pointer is a kilobyte.
+            let mut key = b"{\"".to_vec();
+            key.resize(1002, b'k');
+            key.extend_from_slice(b"\":[");
+            let mut hostile = strings(&key, b"abcdef", b"", JSON_STRINGS - 1, size - 16);
+            hostile.truncate(hostile.iter().rposition(|&b| b == b'"').unwrap_or(0) + 1);
+            hostile.extend_from_slice(b",\"\\u0000\"]}");
+            hostile.resize(size, b' ');
+            twins(hostile, strings(&key, b"abcdef", b"]}", JSON_STRINGS, size))
+        }
         _ => twins(
             // json-over-string-cap: `"a",` as often as fits, far past `max_json_strings`.
             strings(b"[", b"a", b"]", size / 4, size),
