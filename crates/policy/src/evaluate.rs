@@ -72,9 +72,17 @@ fn evaluate_with(
     }
     let mut edits = Vec::new();
     for field in &decomposed.fields {
-        let room = verdict.room();
-        let mut check = |field: &Field| check_one(&options, field, &mut verdict, &mut edits);
-        if layers::each_field(field, profile, room, &mut check).is_break() {
+        // A document's fields are read as they are checked (`layers::each_field`); any other
+        // field is checked as it is, with no call through a closure.
+        let flow = match field.document {
+            None => check_one(&options, field, &mut verdict, &mut edits),
+            Some(_) => {
+                let room = verdict.room();
+                let mut check = |f: &Field| check_one(&options, f, &mut verdict, &mut edits);
+                layers::each_field(field, profile, room, &mut check)
+            }
+        };
+        if flow.is_break() {
             break;
         }
     }
