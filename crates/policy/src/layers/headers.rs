@@ -81,7 +81,7 @@ fn cookies<'a>(
                     message,
                 );
             }
-            *read = max + 1;
+            *read = max.saturating_add(1);
             return;
         }
         *read += 1;

@@ -1,11 +1,11 @@
 //! The JSON reading: `application/json` and `+json` bodies, and bodies of no type or
 //! `text/plain` that parse as JSON (a second reading: frameworks that sniff read them so).
 
+use core::ops::ControlFlow;
+
 use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::json;
 use super::super::reading::BodyReading;
-use core::ops::ControlFlow;
-
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::found::{Found, KindSet, Report};

@@ -16,10 +16,10 @@ mod capped;
 mod scalars;
 mod walk;
 
-use super::super::decomposed::{Decomposed, signature_field, text_from};
-use super::super::reading::BodyReading;
 use core::ops::ControlFlow;
 
+use super::super::decomposed::{Decomposed, signature_field, text_from};
+use super::super::reading::BodyReading;
 use crate::field::{Container, Document, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
