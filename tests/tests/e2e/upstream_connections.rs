@@ -61,10 +61,12 @@ impl Counting {
                             };
                             let answer =
                                 format!("HTTP/1.1 200 OK\r\n{close}Content-Length: 2\r\n\r\nok");
+                            // Counted before it is written: the client may read the answer
+                            // (and the test the count) before this task runs again.
+                            answers.fetch_add(1, Ordering::SeqCst);
                             if stream.write_all(answer.as_bytes()).await.is_err() {
                                 return;
                             }
-                            answers.fetch_add(1, Ordering::SeqCst);
                             if !matches!(closing, Closing::Never) {
                                 return;
                             }
