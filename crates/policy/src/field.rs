@@ -90,7 +90,38 @@ pub(crate) enum Document {
     },
 }
 
+/// How many fields a document of `len` bytes keeps before it stands as one field instead
+/// (XML, YAML: `Field::standing_for`): as many as cost its bytes, a field counted 256 bytes (a
+/// `Field` and a short path), and those of 64 KiB at least.
+pub(crate) fn fields_kept(len: usize) -> usize {
+    #[cfg(test)]
+    if KEEP_NONE.get() {
+        return 0;
+    }
+    len.max(64 * 1024) / 256
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests that compare a document whose fields are kept with one read again.
+    pub(crate) static KEEP_NONE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
 impl<'a> Field<'a> {
+    /// The field that stands for the whole document `bytes` at `span` of the body: its own
+    /// fields are read as `document` says when it is checked (`layers::each_field`).
+    pub(crate) fn standing_for(
+        part: crate::location::Part,
+        bytes: &'a [u8],
+        span: Range<usize>,
+        document: Document,
+    ) -> Field<'a> {
+        Field {
+            document: Some(document),
+            ..Field::raw(Location::part(part), bytes, Container::Body, span)
+        }
+    }
+
     /// A field whose bytes are its encoded form (borrowed, not copied).
     pub(crate) fn raw(
         location: Location,

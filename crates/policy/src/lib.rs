@@ -39,6 +39,8 @@ mod profile;
 mod request;
 mod rewrite;
 mod stream;
+#[cfg(test)]
+mod test_support;
 mod textual;
 mod verdict;
 

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::json;
 use super::super::reading::BodyReading;
-use crate::field::{Container, Encoding, Field};
+use crate::field::{Container, Document, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::found::{Found, KindSet, Report};
 use crate::location::{Location, Part};
@@ -102,16 +102,14 @@ fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decompos
     };
     if proven.strings > 0 {
         out.fields.push(Field {
-            location: Location::part(Part::JsonString),
-            bytes: crate::field::FieldBytes::Borrowed(&[]),
-            container: Container::Body,
-            span: start..start + doc.len(),
             encoding: Encoding::JsonString,
-            at_body_start: false,
-            layer_findings: None,
-            check_only: false,
             proven_clean: proven.bytes,
-            document: None,
+            ..Field::raw(
+                Location::part(Part::JsonString),
+                &[],
+                Container::Body,
+                start..start + doc.len(),
+            )
         });
     }
     true
@@ -130,18 +128,12 @@ fn document<'a>(doc: &'a [u8], start: usize, checked: json::Checked, out: &mut D
             "a key given twice in one object: parsers keep the first or the last value".to_string(),
         );
     }
-    out.fields.push(Field {
-        location: Location::part(Part::JsonString),
-        bytes: crate::field::FieldBytes::Borrowed(doc),
-        container: Container::Body,
-        span: start..start + doc.len(),
-        encoding: Encoding::JsonString,
-        at_body_start: false,
-        layer_findings: None,
-        check_only: false,
-        proven_clean: 0,
-        document: Some(crate::field::Document::Json),
-    });
+    out.fields.push(Field::standing_for(
+        Part::JsonString,
+        doc,
+        start..start + doc.len(),
+        Document::Json,
+    ));
 }
 
 /// The fields of the JSON document `field` stands for ([`document`]), each handed to `f` as

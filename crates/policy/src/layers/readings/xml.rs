@@ -13,7 +13,7 @@
 mod path;
 mod reader;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 mod text;
 mod text_field;
 
@@ -23,9 +23,9 @@ use quick_xml::events::Event;
 
 use super::super::decomposed::{Decomposed, text_from, whole_body};
 use super::super::reading::BodyReading;
-use crate::field::{Container, Document, Field};
+use crate::field::{Document, Field};
 use crate::finding::FindingKind;
-use crate::location::{Location, Part};
+use crate::location::Part;
 use crate::profile::{Profile, XmlDoctypeReading};
 use crate::request::ContentType;
 use reader::{Emit, Reader, Refusal, Sink, malformed};
@@ -72,24 +72,19 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     // and one field stands for its names and texts, read again as they are checked
     // ([`each_field`]).
     let first = out.fields.len();
-    let budget = doc.len().max(MIN_KEPT_BYTES) / KEPT_FIELD_BYTES;
-    #[cfg(test)]
-    let budget = if tests::KEEP_NONE.get() { 0 } else { budget };
+    let budget = crate::field::fields_kept(doc.len());
     let sink = Sink::Kept { out, first, budget };
     let (read, overflowed) = {
         let mut reader = Reader::new(doc, start, profile, sink);
         (reader.run(), reader.overflowed)
     };
     match read {
-        Ok(()) if overflowed => out.fields.push(Field {
-            document: Some(Document::Xml),
-            ..Field::raw(
-                Location::part(Part::XmlText),
-                doc.as_bytes(),
-                Container::Body,
-                start..body.len(),
-            )
-        }),
+        Ok(()) if overflowed => out.fields.push(Field::standing_for(
+            Part::XmlText,
+            doc.as_bytes(),
+            start..body.len(),
+            Document::Xml,
+        )),
         Ok(()) => {}
         Err((offset, kind, message)) => {
             out.structural(Part::Body, kind, start + offset, message);
@@ -122,13 +117,6 @@ pub(crate) fn each_field(
         false => ControlFlow::Continue(()),
     }
 }
-
-/// What a kept field is counted as costing (a `Field` and a short path), against the
-/// document's bytes.
-const KEPT_FIELD_BYTES: usize = 256;
-
-/// The bytes of fields a document keeps whatever its size.
-const MIN_KEPT_BYTES: usize = 64 * 1024;
 
 impl<'a, 'o, 'p> Reader<'a, 'o, 'p> {
     fn run(&mut self) -> Result<(), Refusal> {

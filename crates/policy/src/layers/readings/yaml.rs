@@ -20,7 +20,7 @@ use core::ops::ControlFlow;
 
 use super::super::decomposed::{Decomposed, signature_field, text_from};
 use super::super::reading::BodyReading;
-use crate::field::{Container, Document, Field};
+use crate::field::{Document, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
@@ -86,9 +86,7 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
         );
         return false;
     }
-    let budget = text.len().max(MIN_KEPT_BYTES) / KEPT_SCALAR_BYTES;
-    #[cfg(test)]
-    let budget = if tests::KEEP_NONE.get() { 0 } else { budget };
+    let budget = crate::field::fields_kept(text.len());
     let kept = Scalars::Kept {
         read: Vec::new(),
         budget,
@@ -97,15 +95,12 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
     let stop = match walk::walk(text, base, limits(profile), out, (kept, false)) {
         Ok(walked) if walked.overflowed => {
             let multi = walked.documents >= 2;
-            out.fields.push(Field {
-                document: Some(Document::Yaml { multi }),
-                ..Field::raw(
-                    Location::part(Part::YamlString),
-                    text.as_bytes(),
-                    Container::Body,
-                    base..base + text.len(),
-                )
-            });
+            out.fields.push(Field::standing_for(
+                Part::YamlString,
+                text.as_bytes(),
+                base..base + text.len(),
+                Document::Yaml { multi },
+            ));
             return true;
         }
         Ok(_) => return true,
@@ -151,13 +146,6 @@ fn read_text<'t>(text: &'t str, base: usize, profile: &Profile, out: &mut Decomp
     out.structural_at(Location::part(Part::YamlString), kind, at, message);
     false
 }
-
-/// What a kept scalar is counted as costing (its field and a short path), against the
-/// stream's bytes.
-const KEPT_SCALAR_BYTES: usize = 256;
-
-/// The bytes of scalars a stream keeps whatever its size.
-const MIN_KEPT_BYTES: usize = 64 * 1024;
 
 /// The limits of a walk under `profile`.
 fn limits(profile: &Profile) -> walk::Limits {
@@ -230,4 +218,4 @@ fn bad_escape(text: &str, at: usize) -> Option<(usize, u32)> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

@@ -8,11 +8,6 @@ use crate::{Evaluation, evaluate};
 
 mod kept;
 
-thread_local! {
-    /// Set by the tests that take the path of a document whose fields outgrow its budget.
-    pub(crate) static KEEP_NONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 fn xml(body: &[u8]) -> Evaluation {
     xml_under(&Profile::strict(), body)
 }

@@ -4,11 +4,6 @@ use crate::{Decision, Profile, Request, evaluate};
 
 mod kept;
 
-thread_local! {
-    /// Set by the tests that take the path of a stream whose scalars outgrow their budget.
-    pub(crate) static KEEP_NONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// Fields as (part, pointer, bytes) and structural findings as (kind, message).
 type Read = (Vec<(Part, String, Vec<u8>)>, Vec<(K, String)>);
 

@@ -5,10 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::KEEP_NONE;
-use crate::profile::Profile;
-use crate::request::Request;
-use crate::{Evaluation, evaluate};
+use crate::test_support::kept_and_read_again_agree;
 
 /// Scalars, each valid in every place it is put: plain, quoted, escaped; clean text of several
 /// scripts and what each check reports.
@@ -53,41 +50,14 @@ fn arb_document() -> impl Strategy<Value = String> {
     })
 }
 
-/// `evaluate`, with every stream's scalars kept as their budget allows, or none kept.
-fn evaluation(profile: &Profile, request: &Request, keep: bool) -> Evaluation {
-    KEEP_NONE.set(!keep);
-    let e = evaluate(profile, request);
-    KEEP_NONE.set(false);
-    e
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(384))]
 
     #[test]
     fn a_stream_read_again_evaluates_as_one_kept(
         documents in prop::collection::vec(arb_document(), 1..4),
-        part in any::<bool>(),
     ) {
         let stream = documents.join("---\n");
-        let (content_type, body) = match part {
-            false => ("application/yaml".to_string(), stream.into_bytes()),
-            true => (
-                "multipart/form-data; boundary=b".to_string(),
-                format!(
-                    "--b\r\nContent-Disposition: form-data; name=\"x\"\r\nContent-Type: \
-                     application/yaml\r\n\r\n{stream}\r\n--b--\r\n"
-                )
-                .into_bytes(),
-            ),
-        };
-        let request = Request::new("POST", b"/api")
-            .header("Content-Type", content_type.as_bytes())
-            .body(&body);
-        for profile in [Profile::strict(), Profile::lossy()] {
-            let kept = evaluation(&profile, &request, true);
-            let read_again = evaluation(&profile, &request, false);
-            prop_assert_eq!(&kept, &read_again, "{}", String::from_utf8_lossy(&body));
-        }
+        kept_and_read_again_agree(&stream, &["application/yaml"], "application/yaml")?;
     }
 }
