@@ -16,7 +16,7 @@
 
 pub(crate) use checked::{Checked, check};
 pub(crate) use error::JsonError;
-pub(crate) use pointer::MAX_POINTER_BYTES;
+pub(crate) use pointer::cut as cut_pointer;
 pub(crate) use proof::prove;
 pub(crate) use scanner::JsonLimits;
 pub(crate) use string::encode_string;

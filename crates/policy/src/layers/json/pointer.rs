@@ -8,11 +8,17 @@ pub(crate) const MAX_POINTER_BYTES: usize = 1024;
 
 /// `pointer` cut to [`MAX_POINTER_BYTES`] at a character boundary.
 pub(super) fn capped(pointer: &str) -> CompactString {
+    CompactString::new(cut(pointer))
+}
+
+/// The first [`MAX_POINTER_BYTES`] of `pointer`, or fewer, to a character boundary (also the
+/// cut of a YAML scalar's path).
+pub(crate) fn cut(pointer: &str) -> &str {
     let mut end = pointer.len().min(MAX_POINTER_BYTES);
     while !pointer.is_char_boundary(end) {
         end -= 1;
     }
-    CompactString::new(&pointer[..end])
+    &pointer[..end]
 }
 
 /// Appends `/` and `index` in decimal to `pointer`, in one append (by hand: `write!` costs

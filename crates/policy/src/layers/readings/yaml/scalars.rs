@@ -23,19 +23,15 @@ pub(super) struct Scalar<'t> {
 }
 
 impl<'t> Scalar<'t> {
-    /// A scalar at `pointer`, which is cut to [`json::MAX_POINTER_BYTES`] (kept whole, a stream
-    /// of long keys and many values would make the scalars quadratic in its size).
+    /// A scalar at `pointer`, which is cut as a JSON pointer is (kept whole, a stream of long
+    /// keys and many values would make the scalars quadratic in its size).
     pub(super) fn new(
         part: Part,
         pointer: &str,
         bytes: Cow<'t, [u8]>,
         span: core::ops::Range<usize>,
     ) -> Self {
-        let mut cut = pointer.len().min(json::MAX_POINTER_BYTES);
-        while !pointer.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let pointer = pointer[..cut].to_string();
+        let pointer = json::cut_pointer(pointer).to_string();
         Scalar {
             part,
             pointer,
