@@ -16,6 +16,8 @@
 
 pub(crate) use checked::{Checked, check};
 pub(crate) use error::JsonError;
+#[cfg(test)]
+pub(crate) use pointer::MAX_POINTER_BYTES;
 pub(crate) use pointer::cut as cut_pointer;
 pub(crate) use proof::prove;
 pub(crate) use scanner::JsonLimits;
