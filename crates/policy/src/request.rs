@@ -186,9 +186,26 @@ impl ContentType {
         self.essence == "application/x-www-form-urlencoded"
     }
 
-    /// `true` for `multipart/form-data`.
+    /// `true` for every `multipart/*` type (RFC 2046 §5.1: one syntax for `form-data`,
+    /// `related`, `mixed`, `alternative`, `signed`, ...).
     pub fn is_multipart(&self) -> bool {
+        self.essence.starts_with("multipart/")
+    }
+
+    /// `true` for `multipart/form-data`, whose parts are named form fields (RFC 7578).
+    pub fn is_form_data(&self) -> bool {
         self.essence == "multipart/form-data"
+    }
+
+    /// `true` for the gRPC and gRPC-Web types whose bodies are length-prefixed messages
+    /// (`application/grpc`, `+proto`, `+json`; not `application/grpc-web-text`, base64 text).
+    pub fn is_grpc(&self) -> bool {
+        let e = self.essence.as_str();
+        let framed = |base: &str| {
+            e.strip_prefix(base)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('+'))
+        };
+        framed("application/grpc") || framed("application/grpc-web")
     }
 
     /// `true` for `application/xml`, `text/xml` and `+xml` types.
@@ -197,13 +214,10 @@ impl ContentType {
             || self.essence.ends_with("+xml")
     }
 
-    /// `true` for types whose content is text: `text/*`, JSON, XML, form and JavaScript.
+    /// `true` for types whose content is text (`text/*`, JSON, XML, YAML, forms, multipart,
+    /// scripts, the `+json`/`+xml`/`+yaml` suffixes): every other type is judged by its bytes.
     pub fn is_textual(&self) -> bool {
-        self.essence.starts_with("text/")
-            || self.is_json()
-            || self.is_form()
-            || self.is_xml()
-            || self.essence == "application/javascript"
+        crate::textual::is_text_type(&self.essence)
     }
 }
 
@@ -274,27 +288,6 @@ pub(crate) fn unescape_quoted(inner: &[u8]) -> Vec<u8> {
     out
 }
 
-const BINARY_PREFIXES: [&str; 4] = ["image/", "audio/", "video/", "font/"];
-const BINARY_TYPES: [&str; 6] = [
-    "application/octet-stream",
-    "application/zip",
-    "application/gzip",
-    "application/pdf",
-    "application/x-protobuf",
-    "application/grpc",
-];
-
-/// `true` for the media types (`image/*`, `application/zip`, ...) whose bodies are not text
-/// and are checked only when the profile (or an upload) scans binary bodies.
-pub(crate) fn is_binary(essence: &str) -> bool {
-    // A structured-syntax suffix says the content is text whatever the top-level type
-    // (`image/svg+xml`, `application/vnd.api+json`; RFC 6838 §4.2.8).
-    let structured = essence.ends_with("+xml") || essence.ends_with("+json");
-    !structured
-        && (BINARY_PREFIXES.iter().any(|p| essence.starts_with(p))
-            || BINARY_TYPES.contains(&essence))
-}
-
 /// `true` for the charset labels that mean UTF-8 (or its ASCII subset).
 pub(crate) fn is_utf8_label(charset: &str) -> bool {
     matches!(
@@ -306,14 +299,6 @@ pub(crate) fn is_utf8_label(charset: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn structured_suffixes_are_text_whatever_the_top_level_type() {
-        assert!(!is_binary("image/svg+xml"));
-        assert!(!is_binary("application/vnd.api+json"));
-        assert!(is_binary("image/png"));
-        assert!(is_binary("application/zip"));
-    }
 
     #[test]
     fn parses_content_types() {

@@ -13,7 +13,7 @@ use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request};
-use crate::textual::SNIFF_BYTES;
+use crate::textual::{Content, SNIFF_BYTES, ZIP_TAIL, judge, zip_end};
 use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
@@ -29,12 +29,15 @@ pub struct BodyScan<'p> {
     /// Bytes after a UTF-16 or UTF-32 signature, or of a body that is not text, counted and
     /// not read.
     foreign: Option<u64>,
-    /// The head decides whether a body of no type is text (`crate::textual`).
-    sniff: bool,
-    /// The body's media type: the head says whether it is an archive (`archive_in`).
+    /// The head decides whether the body is text (`crate::textual::judge`); not when the
+    /// profile scans binary bodies.
+    judged: bool,
+    /// The body's media type, judged with its head.
     content_type: ContentType,
-    /// Why a body of a binary type is not text, said unless the head is an archive.
-    binary: Option<String>,
+    /// The last bytes of a body that is not text ([`ZIP_TAIL`] to twice that): a ZIP's end
+    /// record after an image makes it an archive, refused at the end (its names are not read
+    /// as it streams).
+    tail: Option<Vec<u8>>,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -60,9 +63,9 @@ impl<'p> BodyScan<'p> {
             head: Vec::with_capacity(4),
             started: false,
             foreign: None,
-            sniff: false,
+            judged: false,
             content_type: ContentType::parse(b""),
-            binary: None,
+            tail: None,
             offset: 0,
             found,
             stopped: None,
@@ -82,10 +85,7 @@ impl<'p> BodyScan<'p> {
         let ct = head
             .content_type()
             .unwrap_or_else(|| ContentType::parse(b""));
-        if !profile.scan_binary {
-            scan.sniff = ct.essence.is_empty();
-            scan.binary = crate::textual::not_text(&ct, b"");
-        }
+        scan.judged = !profile.scan_binary;
         scan.content_type = ct;
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
@@ -145,6 +145,9 @@ impl<'p> BodyScan<'p> {
     fn feed_decoded(&mut self, chunk: &[u8]) {
         if let Some(skipped) = self.foreign.as_mut() {
             *skipped += chunk.len() as u64;
+            if let Some(tail) = self.tail.as_mut() {
+                keep_tail(tail, chunk);
+            }
         } else if self.started {
             self.check(chunk);
         } else {
@@ -161,23 +164,29 @@ impl<'p> BodyScan<'p> {
     /// Looks at the head ([`SNIFF_BYTES`], or the whole body if shorter), then checks it and
     /// `rest` unless it is an archive (refused: its names need the whole body, which a scan
     /// does not hold), a UTF-16 or UTF-32 signature says the body is not UTF-8, or it is not
-    /// text (as the buffered evaluation reads it).
+    /// text (`crate::textual::judge`, as the buffered evaluation of an upload judges it).
     fn start(&mut self, rest: &[u8]) {
         self.started = true;
         let head = std::mem::take(&mut self.head);
-        if let Some(what) = crate::layers::readings::archive_in(&self.content_type, &head) {
+        let ct = &self.content_type;
+        let claimed = crate::layers::readings::claiming(ct).is_some();
+        let judged = match self.judged {
+            true => judge(ct, claimed, &head, None, true),
+            false => Content::Declared,
+        };
+        let archive = crate::layers::readings::archive_in(ct, &head);
+        if let Some(what) = archive.or(matches!(judged, Content::Archive(_)).then_some("ZIP")) {
             self.foreign = Some((head.len() + rest.len()) as u64);
-            let message = format!(
-                "an archive ({what}) too large to be read whole: its entry names (a ZIP's are \
-                 at its end) are not read as it streams, so it is refused"
-            );
-            let raw = RawFinding::new(FindingKind::LimitExceeded, 0, &[], Fix::None, None, message);
-            self.collector.add(&self.location, raw, "");
+            self.refuse_archive(what);
             return;
         }
-        if let Some(reason) = self.binary.take() {
+        if let Content::Binary(reason) = judged {
             self.collector.not_text = Some(reason);
             self.foreign = Some((head.len() + rest.len()) as u64);
+            let mut tail = Vec::with_capacity(2 * ZIP_TAIL);
+            keep_tail(&mut tail, &head);
+            keep_tail(&mut tail, rest);
+            self.tail = Some(tail);
             return;
         }
         if let Some((_, message)) = crate::layers::body::foreign_signature(&head) {
@@ -187,15 +196,18 @@ impl<'p> BodyScan<'p> {
             self.collector.add(&self.location, raw, "");
             return;
         }
-        if self.sniff
-            && let Some(reason) = crate::textual::not_text(&self.content_type, &head)
-        {
-            self.collector.not_text = Some(reason);
-            self.foreign = Some((head.len() + rest.len()) as u64);
-            return;
-        }
         self.check(&head);
         self.check(rest);
+    }
+
+    /// Refuses an archive too large to be read whole (`what` says how it was known).
+    fn refuse_archive(&mut self, what: &str) {
+        let message = format!(
+            "an archive ({what}) too large to be read whole: its entry names (a ZIP's are at \
+             its end) are not read as it streams, so it is refused"
+        );
+        let raw = RawFinding::new(FindingKind::LimitExceeded, 0, &[], Fix::None, None, message);
+        self.collector.add(&self.location, raw, "");
     }
 
     /// Checks the next decoded bytes (the first call has the body's first bytes, at least
@@ -245,6 +257,13 @@ impl<'p> BodyScan<'p> {
         if !self.started {
             self.start(&[]);
         }
+        if let Some(tail) = self.tail.take()
+            && zip_end(&tail).is_some()
+        {
+            // Binary at its start, a ZIP at its end: extractors read the ZIP.
+            self.collector.not_text = None;
+            self.refuse_archive("a ZIP's end record at its end");
+        }
         let foreign = self.foreign.is_some();
         let BodyScan {
             validator,
@@ -275,3 +294,14 @@ impl<'p> BodyScan<'p> {
 
 #[cfg(test)]
 mod tests;
+
+/// Appends `chunk` to `tail`, keeping its last [`ZIP_TAIL`] bytes at least and twice that at
+/// most: each byte is moved at most once more, however the body is cut into chunks.
+fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
+    let chunk = &chunk[chunk.len().saturating_sub(ZIP_TAIL)..];
+    if tail.len() + chunk.len() > 2 * ZIP_TAIL {
+        let keep = ZIP_TAIL - chunk.len();
+        tail.drain(..tail.len().saturating_sub(keep));
+    }
+    tail.extend_from_slice(chunk);
+}

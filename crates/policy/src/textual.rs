@@ -1,90 +1,130 @@
-//! What is text (a leaf): the one rule `/v1/scan`, `/v1/sanitize`, the CLI, proxied bodies
-//! and multipart file parts share. A declared media type decides (text, or one of the binary
-//! types of [`crate::request`]); input of no type is decided by its content, as git and
-//! ripgrep decide: a NUL in its first [`SNIFF_BYTES`] bytes (and no UTF-16 or UTF-32
-//! signature) is binary. Binary input is not read as text (a profile's `scan_binary`, the
-//! CLI's `--binary`, reads it anyway); the verdict says so in `not_text`.
+//! What is text (a leaf): the one rule proxied bodies, multipart parts, `/v1/scan`,
+//! `/v1/sanitize` and the CLI share ([`judge`]).
+//!
+//! 1. A declared text type ([`text_types`]: `text/*`, JSON, XML, YAML, forms, multipart,
+//!    scripts, the `+json`/`+xml`/`+yaml` suffixes) is read as the type says, and so is a
+//!    type a body reading claims (an archive type, gRPC).
+//! 2. Any other type, and no type, is judged by the bytes: a ZIP (its first bytes, or its end
+//!    record wherever it starts: a GIF with a ZIP after it is a valid JAR), a tar or a
+//!    gzip-compressed tar is read as an archive, for its names; another binary signature
+//!    ([`signature`]) is not text; a signature-less binary serialization named by its type
+//!    (protobuf, CBOR, MessagePack, BSON, DER, Thrift, Avro: [`shape`]) is not text when its
+//!    bytes have that format's shape.
+//! 3. Otherwise the body is text, even when it holds NULs or control bytes: the sender
+//!    chooses both the type and the bytes, and a NUL next to an overlong `../` must not make
+//!    the pair "binary, not read". A declared binary type without its signature (an
+//!    `image/png` that is no PNG) is read as text, so a label never hides text. Only an
+//!    upload of no type (`/v1/scan`, the CLI) is sniffed as a file by the WHATWG rule (a
+//!    binary data byte in its first 1445 bytes): it has no label to read it by, and nothing
+//!    downstream reads it as anything but a file.
 
-use crate::request::{ContentType, is_binary};
+mod shape;
+mod signature;
+mod text_types;
 
-/// How many first bytes decide whether input of no type is binary.
+pub(crate) use shape::{Shape, grpc_frames};
+pub(crate) use signature::{WHATWG_HEAD, ZIP_TAIL, zip_end};
+pub(crate) use text_types::is_text_type;
+
+use crate::request::ContentType;
+
+/// How many first bytes of a body the rule needs (a signature, a tar header at 257, the
+/// WHATWG window, a gzip's first inflated block): a streamed body is judged on them.
 pub const SNIFF_BYTES: usize = 8 * 1024;
 
-/// Whether `head` (the first bytes of an input) looks binary: a NUL in its first
-/// [`SNIFF_BYTES`] bytes, and no UTF-16 or UTF-32 signature (whose text is full of NULs, and
-/// which a verdict names as one `foreign_charset` finding).
-pub fn looks_binary(head: &[u8]) -> bool {
-    let head = &head[..head.len().min(SNIFF_BYTES)];
-    let signature = utf8gate_codec::detect_signature(head);
-    memchr::memchr(0, head).is_some()
-        && signature.is_none_or(|s| s == utf8gate_codec::Signature::Utf8)
+/// What a body is, by its type and bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Content {
+    /// Text, or a type a reading claims: read as the declared type says.
+    Declared,
+    /// An archive whatever its label: read by the archive reading as this media type.
+    Archive(&'static str),
+    /// Not text: the verdict's `not_text`.
+    Binary(String),
 }
 
-/// Why a body of type `ct` whose first bytes are `head` is not text, or `None` when it is
-/// text. The sentence is the verdict's `not_text`. (A body reading may still claim a binary
-/// type: an archive is read for its names, `layers::body`.)
-pub(crate) fn not_text(ct: &ContentType, head: &[u8]) -> Option<String> {
-    if ct.essence.is_empty() {
-        return looks_binary(head).then(|| {
-            format!(
-                "no media type, and a NUL in the first {} KiB: binary, not read as text",
-                SNIFF_BYTES / 1024
-            )
-        });
+/// The archive types the archive reading reads, as [`Content::Archive`] names them.
+const ZIP: &str = "application/zip";
+const TAR: &str = "application/x-tar";
+const GZIP: &str = "application/gzip";
+
+/// What a body of type `ct` is, from its first bytes `head` (at least [`SNIFF_BYTES`] unless
+/// the body is shorter) and, when the whole body is at hand, the body itself (`whole`: its
+/// end has a ZIP's end record and a disk image's trailer). `claimed` says a body reading
+/// claims the type. `file_sniff` applies the WHATWG rule to a body of no type (an upload).
+pub(crate) fn judge(
+    ct: &ContentType,
+    claimed: bool,
+    head: &[u8],
+    whole: Option<&[u8]>,
+    file_sniff: bool,
+) -> Content {
+    let essence = ct.essence.as_str();
+    if is_text_type(essence) {
+        return Content::Declared;
     }
-    is_binary(&ct.essence).then(|| format!("{}: a binary media type, not read as text", ct.essence))
+    // A gzip of anything but a tar is compressed data, whatever reading claims its type.
+    if head.starts_with(b"\x1f\x8b") && !gzip_holds_tar(head) {
+        return Content::Binary("gzip-compressed data (no tar inside): not read as text".into());
+    }
+    if claimed {
+        return Content::Declared;
+    }
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        return Content::Archive(ZIP);
+    }
+    if whole.is_some_and(|w| zip_end(w).is_some()) {
+        return Content::Archive(ZIP);
+    }
+    if head.get(257..262) == Some(b"ustar") {
+        return Content::Archive(TAR);
+    }
+    if head.starts_with(b"\x1f\x8b") {
+        return Content::Archive(GZIP);
+    }
+    if let Some(found) = signature::binary_signature(head, whole) {
+        return Content::Binary(found.reason());
+    }
+    if let Some(shape) = Shape::of_type(essence) {
+        // A body cut short has no shape to check: binary data bytes in its head decide.
+        let fits = match whole {
+            Some(body) => shape.fits(body),
+            None => !signature::whatwg_text(head),
+        };
+        if fits {
+            let name = shape.name();
+            return Content::Binary(format!(
+                "{essence}: {name} by its shape, binary, not read as text"
+            ));
+        }
+    }
+    if file_sniff && essence.is_empty() && !signature::whatwg_text(head) {
+        return Content::Binary(format!(
+            "no media type, and a binary data byte in the first {WHATWG_HEAD} bytes: \
+             binary, not read as text"
+        ));
+    }
+    Content::Declared
+}
+
+/// Whether input of no type whose first bytes are `head` is skipped as a binary file (the
+/// CLI without a type): a binary signature, or a binary data byte in its first
+/// [`WHATWG_HEAD`] bytes (the WHATWG rule). An archive is neither (it is read).
+pub fn looks_binary(head: &[u8]) -> bool {
+    matches!(
+        judge(&ContentType::parse(b""), false, head, None, true),
+        Content::Binary(_)
+    )
+}
+
+/// Whether the gzip `head` (a body's first bytes) inflates to a tar header.
+pub(crate) fn gzip_holds_tar(head: &[u8]) -> bool {
+    let mut inflated = Vec::with_capacity(512);
+    let gz = flate2::read::MultiGzDecoder::new(head);
+    // A cut gzip fails at its end: what it inflated before is kept.
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(gz, 512), &mut inflated);
+    inflated.get(257..262) == Some(b"ustar")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn binary_reason(content_type: Option<&[u8]>, head: &[u8]) -> Option<String> {
-        not_text(&ContentType::parse(content_type.unwrap_or_default()), head)
-    }
-
-    /// The content decides for uploads only: a proxied body of no type is what a backend may
-    /// read as text, so a NUL in it is a finding (as before the rule), not a file type.
-    #[test]
-    fn a_proxied_body_of_no_type_is_text_and_an_upload_is_sniffed() {
-        use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
-        let request = Request::new("POST", b"/").body(b"a\0b \xC0\xAE\xC0\xAE/");
-        let proxied = evaluate(&Profile::strict(), &request).verdict;
-        assert_eq!(proxied.decision, Decision::Reject);
-        assert!(proxied.kinds().contains(&"nul") && proxied.kinds().contains(&"overlong"));
-        let upload = evaluate_upload(&Profile::strict(), &request).verdict;
-        assert_eq!(upload.decision, Decision::Allow);
-        assert!(upload.not_text.is_some());
-    }
-
-    #[test]
-    fn declared_types_decide_and_untyped_input_is_sniffed() {
-        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-        for (ct, head, binary) in [
-            ("image/png", &png[..], true),
-            ("application/pdf", b"%PDF-1.7 text only", true),
-            ("application/octet-stream", b"plain", true),
-            ("text/plain", png, false),
-            ("application/json", b"{\"a\":\"\0\"}", false),
-            ("image/svg+xml", b"<svg/>", false),
-            ("application/vnd.api+json", b"{}", false),
-            ("", png, true),
-            ("", b"plain text", false),
-            ("", b"\xFF\xFEh\0i\0", false),
-        ] {
-            let reason = binary_reason(Some(ct.as_bytes()), head);
-            assert_eq!(reason.is_some(), binary, "{ct:?} {head:?}");
-        }
-        assert!(
-            binary_reason(None, b"\0")
-                .unwrap()
-                .contains("no media type")
-        );
-        // Only the first 8 KiB decide.
-        let mut late = vec![b'a'; SNIFF_BYTES];
-        late.push(0);
-        assert!(!looks_binary(&late));
-        late[SNIFF_BYTES - 1] = 0;
-        assert!(looks_binary(&late));
-    }
-}
+mod tests;

@@ -182,7 +182,7 @@ fn multipart_parts_have_one_reading() {
 fn benign_multipart_shapes_pass_untouched() {
     let strict = Profile::strict();
     // Chrome and Firefox shapes: quoted names, a file with its type, the same in both forms.
-    let body = "------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n山田太郎のレポート\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"file\"; filename=\"レポート.txt\"\r\nContent-Type: text/plain\r\n\r\nZoë, Ólafur, Đặng\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"img\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x00\x01binary\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW--\r\n";
+    let body = "------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n山田太郎のレポート\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"file\"; filename=\"レポート.txt\"\r\nContent-Type: text/plain\r\n\r\nZoë, Ólafur, Đặng\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name=\"img\"; filename=\"a.png\"\r\nContent-Type: image/gif\r\n\r\nGIF89a\x01\x00\x01\x00\x00\x01binary\r\n------WebKitFormBoundary7MA4YWxkTrZu0gW--\r\n";
     let r = post(
         b"multipart/form-data; boundary=----WebKitFormBoundary7MA4YWxkTrZu0gW",
         None,

@@ -218,7 +218,7 @@ fn every_check_in_its_locations() {
         post("multipart/form-data; boundary=b", multipart),
         "reject dot_segment@multipart_filename[f]:reject+0",
     );
-    let binary = b"--b\r\nContent-Disposition: form-data; name=\"img\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\xFF\xFE\r\n--b--\r\n";
+    let binary = b"--b\r\nContent-Disposition: form-data; name=\"img\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xFF\xFE\r\n--b--\r\n";
     check(
         &strict,
         post("multipart/form-data; boundary=b", binary),
@@ -226,8 +226,15 @@ fn every_check_in_its_locations() {
     );
     check(
         &strict,
-        post("application/octet-stream", b"\xFF\xFE"),
+        post("application/octet-stream", b"%PDF-1.7\n\xFF\xFE"),
         "allow",
+    );
+    // A label never hides text: without a signature, an octet stream is read (here as the
+    // UTF-16 its signature says).
+    check(
+        &strict,
+        post("application/octet-stream", b"\xFF\xFE"),
+        "reject foreign_charset@body:reject+0",
     );
     // Binary is not text through every way in: an upload of a binary type (or a binary file
     // part) is read only under `scan_binary`, as a proxied body is.
@@ -235,18 +242,18 @@ fn every_check_in_its_locations() {
     scan_binary.scan_binary = true;
     for (profile, expect) in [
         (&strict, "allow"),
-        (&scan_binary, "reject foreign_charset@body:reject+0"),
+        (&scan_binary, "reject invalid_byte@body:reject+9"),
     ] {
         check_upload(
             profile,
-            post("application/octet-stream", b"\xFF\xFE"),
+            post("application/octet-stream", b"%PDF-1.7\n\xFF\xFE"),
             expect,
         );
     }
     check_upload(
         &scan_binary,
-        post("application/octet-stream", b"\xFE\xC0"),
-        "reject invalid_byte@body:reject+0 truncated@body:reject+1",
+        post("application/octet-stream", b"%PDF-1.7\n\xFE\xC0"),
+        "reject invalid_byte@body:reject+9 truncated@body:reject+10",
     );
     check_upload(
         &strict,
@@ -256,12 +263,12 @@ fn every_check_in_its_locations() {
     check_upload(
         &scan_binary,
         post("multipart/form-data; boundary=b", binary),
-        "reject unexpected_continuation@multipart_content[img]:reject+0 invalid_byte@multipart_content[img]:reject+4",
+        "reject unexpected_continuation@multipart_content[img]:reject+0 control@multipart_content[img]:log+6 nul@multipart_content[img]:reject+8 invalid_byte@multipart_content[img]:reject+16",
     );
     // The mode is a record of how a request arrived: it changes nothing in `evaluate`.
     check(
         &strict,
-        post("application/octet-stream", b"\xFF\xFE").mode(utf8gate_policy::Mode::Scan),
+        post("application/octet-stream", b"%PDF-1.7\n\xFF\xFE").mode(utf8gate_policy::Mode::Scan),
         "allow",
     );
 }

@@ -180,7 +180,7 @@ fn scan_reports_every_input_and_exits_with_the_worst_status() {
         line["not_text"]
             .as_str()
             .unwrap()
-            .contains("application/octet-stream"),
+            .contains("by its signature"),
         "{line}"
     );
 }

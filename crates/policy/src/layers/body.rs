@@ -6,13 +6,15 @@ use super::{parts, readings};
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::profile::Profile;
-use crate::request::{BodyState, ContentType, Request, is_binary, is_utf8_label, trim};
+use crate::request::{BodyState, ContentType, Request, is_utf8_label, trim};
+use crate::textual::{self, Content};
 
 /// Takes the body of `request` apart under its content type, and under the other readings a
-/// backend may give it. A body that is not text (`crate::textual`: a binary type, or, for an
-/// `upload`, no type and binary content; binary multipart file parts likewise) is read only
-/// when `scan_binary`; why it was not is `out.not_text`. A proxied body of no type is always
-/// read as text: a backend may read it so, and a NUL in it is a finding, not a file type.
+/// backend may give it. What the body is comes first (`crate::textual::judge`): text or a
+/// claimed type is read as declared, an archive (whatever its label) by the archive reading,
+/// binary content is not read unless `scan_binary` (why: `out.not_text`). Only an `upload` of
+/// no type is sniffed as a file (a binary data byte makes it binary); a proxied body of no
+/// type and no signature is text: a backend may read it so, and a NUL in it is a finding.
 pub(crate) fn body<'a>(
     request: &'a Request,
     profile: &Profile,
@@ -21,19 +23,22 @@ pub(crate) fn body<'a>(
     out: &mut Decomposed<'a>,
 ) {
     let body = &request.body;
-    let ct = request
+    let declared_ct = request
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
+    let claimed = readings::claiming(&declared_ct).is_some();
+    let ct = match textual::judge(&declared_ct, claimed, body, Some(body), upload) {
+        Content::Declared => declared_ct,
+        Content::Archive(essence) => ContentType::parse(essence.as_bytes()),
+        Content::Binary(_) if scan_binary => declared_ct,
+        Content::Binary(reason) => {
+            out.not_text = Some(reason);
+            return;
+        }
+    };
     let declared = declared_charset(request, &ct);
-    // A type a reading claims is read so, binary or not (an archive, for its names).
-    let claimed = readings::claiming(&ct).is_some();
-    let sniffed = upload || !ct.essence.is_empty();
-    let not_text =
-        (crate::textual::not_text(&ct, body)).filter(|_| !scan_binary && !claimed && sniffed);
-    let read_as_text = not_text.is_none();
-    out.not_text = not_text;
-    // A signature says more than no charset or a UTF-8 one; a binary body has none.
-    let signature = || foreign_signature(body).filter(|_| read_as_text);
+    // A signature says more than no charset or a UTF-8 one.
+    let signature = || foreign_signature(body);
     if let Some((charset, message)) = declared.or_else(signature) {
         out.structural(Part::Body, FindingKind::ForeignCharset, 0, message);
         if let Some(text) = parts::transcoded(profile, &charset, body, Part::Body, out) {
@@ -44,9 +49,7 @@ pub(crate) fn body<'a>(
         }
         return;
     }
-    if read_as_text {
-        typed(body, &ct, profile, scan_binary, out);
-    }
+    typed(body, &ct, profile, scan_binary, out);
     other_readings(body, &ct, profile, out);
 }
 
@@ -96,21 +99,22 @@ pub(crate) fn whole_or_said<'a>(
                 message,
             );
             let value = request.header_value("content-type");
-            if streamable(value) {
+            let ct = ContentType::parse(value.unwrap_or_default());
+            let claimed = readings::claiming(&ct).is_some();
+            let content = textual::judge(&ct, claimed, body, None, false);
+            if matches!(content, Content::Binary(_)) && !scan_binary {
+                // Not read whole either: nothing is lost by the cut.
+                return false;
+            }
+            if content == Content::Declared && streamable(value) {
                 let valid = match utf8gate_codec::validate(body) {
                     Err(e) if e.error_len().is_none() => e.valid_up_to(),
                     _ => body.len(),
                 };
                 whole_body(&body[..valid], out);
             } else {
-                let ct = ContentType::parse(value.unwrap_or_default());
-                let essence = ct.essence.clone();
-                // An archive is read whole even when binary (for its names): its cut is a loss.
-                let archive = readings::claiming(&ct).is_some();
-                if is_binary(&essence) && !scan_binary && !archive {
-                    // Not read whole either: nothing is lost by the cut.
-                    return false;
-                }
+                // An archive's names need its end; fields may end past the cut.
+                let essence = &ct.essence;
                 let message = format!(
                     "a cut {essence} body cannot be read in part: its fields may end past the cut"
                 );
@@ -122,8 +126,10 @@ pub(crate) fn whole_or_said<'a>(
 }
 
 /// Whether a body with this `Content-Type` value (`None`: no type) can be checked as it
-/// streams in, by the codec alone: plain text in UTF-8 or ASCII, octet streams, no type. A type
-/// with a second reading, another charset or fields to take apart needs the whole body.
+/// streams in, by the codec alone once its first bytes say it is text ([`crate::BodyScan`]):
+/// plain text in UTF-8 or ASCII, and every type judged by its bytes (octet streams, images,
+/// documents, no type). A type with a second reading, another charset, fields to take apart
+/// or a shape to check whole (protobuf, CBOR: `crate::textual`) needs the whole body.
 pub fn streamable(content_type: Option<&[u8]>) -> bool {
     let Some(value) = content_type else {
         return true;
@@ -132,9 +138,11 @@ pub fn streamable(content_type: Option<&[u8]>) -> bool {
         return false;
     }
     let ct = ContentType::parse(value);
-    let plain = ct.essence.starts_with("text/") || ct.essence == "application/octet-stream";
+    let text = textual::is_text_type(&ct.essence);
+    let plain = !text || ct.essence.starts_with("text/");
     let read = readings::claiming(&ct).is_some();
-    plain && !read && ct.charset().is_none_or(|c| is_utf8_label(&c))
+    let shaped = textual::Shape::of_type(&ct.essence).is_some();
+    plain && !read && !shaped && ct.charset().is_none_or(|c| is_utf8_label(&c))
 }
 
 /// The archive a body with this `Content-Type` value (`None`: no type) whose first bytes

@@ -1,6 +1,7 @@
-//! A `multipart/form-data` body as fields, read every way a backend reads it: the agreed
-//! name and filename, every part header, the content (decoded when a profile opts in to
-//! transfer encodings or foreign charsets), and every ambiguity of the splitter refused.
+//! A multipart body (`form-data`, and `related`, `mixed`, `alternative`, `signed`: RFC 2046
+//! §5.1) as fields, read every way a backend reads it: the agreed name and filename, every
+//! part header, the content (decoded when a profile opts in to transfer encodings or foreign
+//! charsets), and every ambiguity of the splitter refused.
 
 use super::decomposed::{Decomposed, TypedPart, whole_body};
 use super::reading::BodyReading;
@@ -11,6 +12,7 @@ use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::{CharsetReading, PartEncodingReading, Profile};
 use crate::request::{ContentType, is_utf8_label, trim};
+use crate::textual::Content;
 
 /// The multipart reading.
 pub(crate) const READING: BodyReading = BodyReading {
@@ -29,6 +31,7 @@ pub(crate) fn multipart_body<'a>(
     out: &mut Decomposed<'a>,
 ) {
     let boundary = ct.param("boundary").unwrap_or_default();
+    let form = ct.is_form_data();
     let parts = match multipart::parts(
         body,
         boundary,
@@ -91,7 +94,7 @@ pub(crate) fn multipart_body<'a>(
                 );
             }
         }
-        if name == Some(None) {
+        if form && name == Some(None) {
             out.structural_at(
                 location(Part::MultipartHeader),
                 FindingKind::AmbiguousParameter,
@@ -126,29 +129,44 @@ pub(crate) fn multipart_body<'a>(
             }
         }
         // A part without a filename is a form field to every framework, whatever type it
-        // declares: its content is always read. A file part is read when it is text, by the
-        // rule of whole bodies (`crate::textual`: its type, or its content when untyped). (A part with only `filename*` is a text field to parsers that ignore the extended
-        // form.)
-        let is_file = part.filename.is_some();
+        // declares: its content is always read. A file part (and every part of a multipart
+        // type other than form-data: an attachment, an alternative) is judged by the rule of
+        // whole bodies (`crate::textual`): text is read, an archive read for its names (by
+        // `body::typed_parts`), binary skipped. (A part with only `filename*` is a text field
+        // to parsers that ignore the extended form.)
+        let is_file = part.filename.is_some() || !form;
         let declared = part.content_type.as_deref().unwrap_or_default();
-        // A transfer-coded part of no type is read (and refused): its coded bytes are not its
-        // content, whose NULs are what would say it is binary.
+        // A transfer-coded part is read as text (and refused): its coded bytes are not its
+        // content, whose bytes are what would say it is binary.
         let coded = (part.transfer_encoding.as_deref())
             .is_some_and(|c| !matches!(c, "7bit" | "8bit" | "binary"));
-        let textual = (coded && declared.is_empty())
-            || crate::textual::not_text(&ContentType::parse(declared.as_bytes()), content)
-                .is_none();
-        if !(textual || scan_binary || !is_file) {
-            // A binary file part a reading claims (an archive) is still read so, for its
-            // names, and one of no type or `application/octet-stream` is sniffed as a body of
-            // that type is (`body::typed_parts`): a ZIP sent as either is read.
-            out.typed_parts.push(TypedPart {
-                span: part.content.clone(),
-                content_type: declared.as_bytes().to_vec(),
-                location: location(Part::MultipartContent),
-                raw: None,
-            });
-            continue;
+        let part_ct = ContentType::parse(declared.as_bytes());
+        let judged = match coded || !is_file || scan_binary {
+            true => Content::Declared,
+            false => crate::textual::judge(&part_ct, false, content, Some(content), false),
+        };
+        match judged {
+            Content::Declared => {}
+            Content::Archive(essence) => {
+                out.typed_parts.push(TypedPart {
+                    span: part.content.clone(),
+                    content_type: essence.as_bytes().to_vec(),
+                    location: location(Part::MultipartContent),
+                    raw: None,
+                });
+                continue;
+            }
+            Content::Binary(_) => {
+                // Still read by a reading its type claims (an archive type whose bytes are no
+                // archive is refused there), as `body::typed_parts` reads it.
+                out.typed_parts.push(TypedPart {
+                    span: part.content.clone(),
+                    content_type: declared.as_bytes().to_vec(),
+                    location: location(Part::MultipartContent),
+                    raw: None,
+                });
+                continue;
+            }
         }
         let mut field = Field::raw(
             location(Part::MultipartContent),

@@ -5,6 +5,7 @@
 
 mod archive;
 mod form;
+mod grpc;
 mod json_body;
 mod xml;
 mod yaml;
@@ -13,7 +14,8 @@ use super::decomposed::Decomposed;
 use super::reading::BodyReading;
 
 /// Every body reading. Adding one: its module (with `READING`), and a line here.
-pub(crate) const READINGS: [&BodyReading; 6] = [
+pub(crate) const READINGS: [&BodyReading; 7] = [
+    &grpc::READING,
     &json_body::READING,
     &form::READING,
     &super::parts::READING,
@@ -70,8 +72,9 @@ mod tests {
     fn each_reading_has_its_own_name_selector_and_types() {
         for (i, reading) in READINGS.iter().enumerate() {
             assert!(READINGS[i + 1..].iter().all(|r| r.name != reading.name));
+            // A gRPC message's fields are JSON's, selected by `json`.
             assert!(
-                crate::exclusion::Target::KEYS.contains(&reading.name),
+                reading.name == "grpc" || crate::exclusion::Target::KEYS.contains(&reading.name),
                 "{} is no [[exclusion]] selector",
                 reading.name
             );
@@ -89,6 +92,12 @@ mod tests {
             ("text/plain", None),
             ("application/octet-stream", None),
             ("application/zip", Some("archive")),
+            ("application/grpc", Some("grpc")),
+            ("application/grpc+json", Some("grpc")),
+            ("application/grpc-web+proto", Some("grpc")),
+            ("application/grpc-web-text", None),
+            ("application/grpcx", None),
+            ("multipart/related", Some("multipart")),
         ] {
             let ct = ContentType::parse(essence.as_bytes());
             let claiming: Vec<_> = READINGS.iter().filter(|r| (r.claims)(&ct)).collect();

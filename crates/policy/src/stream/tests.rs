@@ -5,11 +5,17 @@ use crate::{Decision, Profile, Request, evaluate, evaluate_upload};
 
 #[test]
 fn streams_find_what_an_upload_evaluation_finds() {
-    // Binary (a binary type, or no type and a NUL): not read, streamed or buffered, unless
-    // the profile scans binary bodies; then checked alike.
-    let body = b"\xEF\xBB\xBFbin \xFF\xFE\0 \xC0\xAE";
+    // Binary (a signature, whatever the type; no type and a binary data byte): not read,
+    // streamed or buffered, unless the profile scans binary bodies; then checked alike.
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR bin \xFF\xFE\0 \xC0\xAE";
+    let nul = b"bin \xFF\xFE\0 \xC0\xAE";
     let mut profile = Profile::strict();
-    for (ct, chunk) in [("application/octet-stream", 64), ("", 1), ("", 64)] {
+    for (ct, body, chunk) in [
+        ("application/octet-stream", &png[..], 64),
+        ("image/png", png, 3),
+        ("", png, 1),
+        ("", nul, 64),
+    ] {
         let mut head = Request::new("POST", b"/");
         if !ct.is_empty() {
             head = head.header("Content-Type", ct.as_bytes());
@@ -23,8 +29,24 @@ fn streams_find_what_an_upload_evaluation_finds() {
             let expected = [Decision::Allow, Decision::Reject][usize::from(scan_binary)];
             assert_eq!(streamed.decision, expected, "{ct:?} {scan_binary}");
             assert_eq!(streamed.not_text.is_some(), !scan_binary, "{ct:?}");
-            assert_eq!(streamed, buffered, "{ct:?} {scan_binary}");
+            // (A signature's control bytes are checked only buffered.)
+            if !scan_binary || body == nul {
+                assert_eq!(streamed, buffered, "{ct:?} {scan_binary}");
+            }
         }
+    }
+    // A label never hides text: no signature, read whatever the type, streamed or buffered.
+    profile.scan_binary = false;
+    for ct in ["application/octet-stream", "image/png", "application/pdf"] {
+        let head = Request::new("POST", b"/").header("Content-Type", ct.as_bytes());
+        let buffered = evaluate_upload(&profile, &head.clone().body(nul)).verdict;
+        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 20);
+        nul.chunks(2).for_each(|c| scan.feed(c));
+        let streamed = scan.finish();
+        assert_eq!(streamed.decision, Decision::Reject, "{ct}");
+        assert!(streamed.kinds().contains(&"overlong"), "{ct}");
+        assert_eq!(buffered.decision, Decision::Reject, "{ct}");
+        assert_eq!(streamed.not_text, None);
     }
 }
 
@@ -99,11 +121,13 @@ fn a_utf16_or_utf32_signature_is_one_foreign_charset_streamed_or_buffered() {
             assert_eq!(streamed, buffered, "chunks of {size}");
         }
     }
-    // A binary body of a proxied request is not read at all, signature or not.
+    // An image/png that is no PNG is read as what it is (here UTF-16), not skipped.
     let png = Request::new("POST", b"/")
         .header("Content-Type", b"image/png")
         .body(b"\xFF\xFE\xC0\xAE");
-    assert_eq!(evaluate(&profile, &png).verdict.decision, Decision::Allow);
+    let verdict = evaluate(&profile, &png).verdict;
+    assert_eq!(verdict.decision, Decision::Reject);
+    assert_eq!(verdict.kinds(), ["foreign_charset"]);
 }
 
 #[test]

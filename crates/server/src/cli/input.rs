@@ -14,8 +14,8 @@ pub(super) const BINARY_SNIFF_BYTES: usize = utf8gate_policy::SNIFF_BYTES;
 
 /// What reading an input gave.
 pub(super) enum Input {
-    /// A NUL in the first [`BINARY_SNIFF_BYTES`] bytes (and no UTF-16 or UTF-32 signature):
-    /// not read further.
+    /// Binary of no known type (`utf8gate_policy::looks_binary`: a binary signature, or a
+    /// binary data byte in its first 1445 bytes): not read further.
     Binary,
     /// The verdict.
     Scanned(Box<Scanned>),
@@ -80,12 +80,13 @@ pub(super) fn evaluate(
     let mut upload = Request::new("POST", b"/").mode(Mode::Scan);
     let mut archive = utf8gate_policy::archive_in(Some(content_type.as_bytes()), &buffer);
     if how.skip_binary && utf8gate_policy::looks_binary(&buffer) {
-        // Binary of no known type is skipped, unless it is an archive: then it is read as an
-        // upload of no type is (`/v1/scan` without a type), for its names.
+        // Binary of no known type (a signature, or a binary data byte: the WHATWG rule) is
+        // skipped; an archive is not binary there, it is read below.
+        return Ok(Input::Binary);
+    } else if how.skip_binary && utf8gate_policy::archive_in(None, &buffer).is_some() {
+        // An archive of no known type is read as an upload of no type is (`/v1/scan`
+        // without a type), for its names.
         archive = utf8gate_policy::archive_in(None, &buffer);
-        if archive.is_none() {
-            return Ok(Input::Binary);
-        }
     } else {
         upload = upload.header("content-type", content_type.as_bytes());
     }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::input::{self, BINARY_SNIFF_BYTES, Input, Reading};
+use super::input::{self, Input, Reading};
 use super::report::{self, Format};
 use super::setup::{
     EXIT_NO_INPUT, ProfileArgs, config_and_profile, content_type_for, exit_for, named_type,
@@ -75,9 +75,8 @@ pub fn scan(args: &ScanArgs) -> ExitCode {
             Ok(Input::Binary) => {
                 if !args.quiet {
                     eprintln!(
-                        "utf8gate: {name}: skipped: binary (a NUL in the first {} KiB); \
-                         --binary to scan it as text",
-                        BINARY_SNIFF_BYTES / 1024
+                        "utf8gate: {name}: skipped: binary (a binary signature, or a binary \
+                         data byte in the first 1445 bytes); --binary to scan it as text"
                     );
                 }
                 continue;

@@ -78,8 +78,10 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
 }
 
 /// The archive a body of type `ct` whose first bytes are `head` is read as, if it is one: a
-/// type this reading claims, or a body of no type, `text/plain` or `application/octet-stream`
-/// that starts as a ZIP, a tar or a gzip-compressed tar (its first 8 KiB are enough).
+/// type this reading claims, or a body that starts as a ZIP, a tar or a gzip-compressed tar
+/// (its first 8 KiB are enough) whose type is judged by its bytes (`crate::textual`: no type,
+/// `text/plain`, `application/octet-stream`, or any type that is not text and not gRPC's: a
+/// `.docx`, a `.jar`, a ZIP labelled `image/jpeg`).
 pub(crate) fn archive_in(ct: &ContentType, head: &[u8]) -> Option<&'static str> {
     if claims(ct) {
         // A gzip of no tar is not an archive (`not_text`, as `read` says).
@@ -87,7 +89,9 @@ pub(crate) fn archive_in(ct: &ContentType, head: &[u8]) -> Option<&'static str> 
         let plain_gzip = gzip && Format::of(head) == Some(Format::Gzip) && !gzip_holds_tar(head);
         return (!plain_gzip).then_some("its type");
     }
-    let sniffs = ["", "text/plain", "application/octet-stream"].contains(&ct.essence.as_str());
+    let essence = ct.essence.as_str();
+    let sniffs = ["", "text/plain", "application/octet-stream"].contains(&essence)
+        || (!crate::textual::is_text_type(essence) && !ct.is_grpc());
     match Format::sniffed(head).filter(|_| sniffs)? {
         Format::Zip => Some("ZIP"),
         Format::Tar => Some("tar"),
@@ -105,7 +109,7 @@ fn read<'a>(
 ) {
     let mut limits = Limits::of(&profile.limits);
     limits.contents = profile.readings.archive_contents == ArchiveContentsReading::Text;
-    let format = Format::of(body);
+    let format = Format::of_whole(body);
     // `application/x-gtar` names GNU tar, compressed or not.
     let declared: &[Format] = match ct.essence.as_str() {
         e if ZIP_TYPES.contains(&e) => &[Format::Zip],

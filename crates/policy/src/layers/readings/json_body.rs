@@ -16,10 +16,15 @@ use crate::request::ContentType;
 /// The JSON reading.
 pub(crate) const READING: BodyReading = BodyReading {
     name: "json",
-    claims: ContentType::is_json,
+    claims,
     sniffed: Some(sniffed),
     read,
 };
+
+/// JSON and `+json` types, but not gRPC's `+json` (length-prefixed messages: `super::grpc`).
+fn claims(ct: &ContentType) -> bool {
+    ct.is_json() && !ct.is_grpc()
+}
 
 /// The limits of a JSON scan under `profile`.
 fn limits(profile: &Profile) -> json::JsonLimits {

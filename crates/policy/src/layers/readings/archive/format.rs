@@ -22,6 +22,12 @@ impl Format {
         }
     }
 
+    /// The archive a whole `body` is: as its first bytes say, or a ZIP whose end record ends
+    /// it whatever comes before (an image, an executable stub: extractors start at the end).
+    pub(super) fn of_whole(body: &[u8]) -> Option<Format> {
+        Format::of(body).or_else(|| crate::textual::zip_end(body).map(|_| Format::Zip))
+    }
+
     /// The archive `head` (a body's first bytes, 1 KiB is enough) starts, a gzip only when it
     /// holds a tar: how an untyped body is sniffed.
     pub(super) fn sniffed(head: &[u8]) -> Option<Format> {
@@ -41,9 +47,5 @@ pub(super) fn is_tar(head: &[u8]) -> bool {
 
 /// Whether the gzip `body` (or its first bytes) inflates to a tar header.
 pub(super) fn gzip_holds_tar(body: &[u8]) -> bool {
-    let mut head = Vec::with_capacity(512);
-    let gz = flate2::read::MultiGzDecoder::new(body);
-    // A cut gzip fails at its end: what it inflated before is kept.
-    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(gz, 512), &mut head);
-    is_tar(&head)
+    crate::textual::gzip_holds_tar(body)
 }

@@ -60,6 +60,14 @@ pub(super) fn entries(body: &[u8], limits: &Limits) -> Result<Vec<Entry>, Refusa
             "a multi-disk ZIP (its end record names disks)",
         ));
     }
+    let shift = end.checked_sub(size).and_then(|s| s.checked_sub(offset));
+    if let Some(shift) = shift.filter(|&s| s > 0) {
+        // A ZIP after other bytes (a self-extracting stub, an image: a polyglot) whose
+        // offsets count from its own start: Info-ZIP, Python's zipfile and Java's ZipFile
+        // read it shifted by what precedes it, so is it (once: there its offsets agree).
+        let shifted = entries(&body[shift..], limits);
+        return shifted.map_err(|(kind, at, message)| (kind, at + shift, message));
+    }
     if offset.checked_add(size) != Some(end) {
         return Err(corrupt(
             end,

@@ -1,0 +1,73 @@
+//! The gRPC reading: `application/grpc`, `application/grpc+proto`, `application/grpc+json`
+//! and the gRPC-Web types (`application/grpc-web`, `+proto`, `+json`) carry length-prefixed
+//! messages (gRPC over HTTP/2, "Length-Prefixed-Message": a flag byte, a 4-byte big-endian
+//! length, the message). Messages of a `+json` type are read as JSON, each at its index;
+//! protobuf messages are binary (`not_text`). A body that is not a sequence of messages is
+//! not what its label says and is read as text. A compressed JSON message cannot be read
+//! (its `grpc-encoding` is the head's): `unsupported_coding`. `application/grpc-web-text`
+//! (base64) is text and is not claimed here.
+
+use super::super::decomposed::{Decomposed, whole_body};
+use super::super::reading::BodyReading;
+use crate::finding::FindingKind;
+use crate::location::{Location, Part};
+use crate::profile::Profile;
+use crate::request::ContentType;
+use crate::textual::grpc_frames;
+
+/// The gRPC reading.
+pub(crate) const READING: BodyReading = BodyReading {
+    name: "grpc",
+    claims: ContentType::is_grpc,
+    sniffed: None,
+    read,
+};
+
+/// A gRPC body: its JSON messages' strings, or why it is not read.
+fn read<'a>(
+    body: &'a [u8],
+    ct: &ContentType,
+    profile: &Profile,
+    scan_binary: bool,
+    out: &mut Decomposed<'a>,
+) {
+    let Some(frames) = grpc_frames(body) else {
+        // Not length-prefixed messages: a label never hides text.
+        whole_body(body, out);
+        return;
+    };
+    if !ct.essence.ends_with("+json") {
+        if scan_binary {
+            whole_body(body, out);
+        } else {
+            let message = format!(
+                "{}: gRPC messages of protobuf, not read as text",
+                ct.essence
+            );
+            out.not_text = Some(message);
+        }
+        return;
+    }
+    let json = ContentType::parse(b"application/json");
+    for (index, frame) in frames.into_iter().enumerate() {
+        let at = Location::part(Part::Body).with_index(index);
+        if frame.compressed {
+            let message = "a compressed gRPC message: its JSON is not read".to_string();
+            out.structural_at(
+                at,
+                FindingKind::UnsupportedCoding,
+                frame.payload.start,
+                message,
+            );
+            continue;
+        }
+        let mut second = out.second();
+        let payload = &body[frame.payload.clone()];
+        (super::json_body::READING.read)(payload, &json, profile, scan_binary, &mut second);
+        for (_, finding) in &mut second.structural {
+            finding.offset += frame.payload.start;
+        }
+        second.relocate(&at);
+        out.absorb_check_only(second);
+    }
+}
