@@ -39,7 +39,11 @@ pub(crate) fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
 }
 
 /// The decision `utf8gate scan --content-type TYPE` gives `body`, and its JSON line.
-fn cli_decision(test: &str, content_type: &str, body: &[u8]) -> (String, serde_json::Value) {
+pub(crate) fn cli_decision(
+    test: &str,
+    content_type: &str,
+    body: &[u8],
+) -> (String, serde_json::Value) {
     let dir = std::env::temp_dir().join(format!("utf8gate-e2e-up-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");

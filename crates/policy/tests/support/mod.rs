@@ -6,3 +6,5 @@ pub(crate) mod coders;
 pub(crate) mod differential;
 #[allow(dead_code)]
 pub(crate) mod requests;
+#[allow(dead_code)]
+pub(crate) mod zips;
