@@ -38,6 +38,9 @@ pub struct BodyScan<'p> {
     /// record after an image makes it an archive, refused at the end (its names are not read
     /// as it streams).
     tail: Option<Vec<u8>>,
+    /// Where the last [`ZIP_TAIL`] bytes start when the body's length is known
+    /// ([`BodyScan::expect_len`]): the bytes before are not kept.
+    tail_from: u64,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -66,6 +69,7 @@ impl<'p> BodyScan<'p> {
             judged: false,
             content_type: ContentType::parse(b""),
             tail: None,
+            tail_from: 0,
             offset: 0,
             found,
             stopped: None,
@@ -95,6 +99,15 @@ impl<'p> BodyScan<'p> {
             Err(e) => scan.coding_error(&e),
         }
         scan
+    }
+
+    /// Says the body is `len` bytes long (its `Content-Length`): a body judged binary then
+    /// keeps only its last 64 KiB for a ZIP's end record, not every chunk as it comes. Ignored
+    /// for a coded body (its decoded length is not its length).
+    pub fn expect_len(&mut self, len: u64) {
+        if self.decoder.is_none() && !self.coding_failed {
+            self.tail_from = len.saturating_sub(ZIP_TAIL as u64);
+        }
     }
 
     /// Bytes of the body read so far, after its codings.
@@ -144,9 +157,10 @@ impl<'p> BodyScan<'p> {
     /// Feeds the next chunk of decoded bytes: held while the head is short, else checked.
     fn feed_decoded(&mut self, chunk: &[u8]) {
         if let Some(skipped) = self.foreign.as_mut() {
+            let at = *skipped;
             *skipped += chunk.len() as u64;
             if let Some(tail) = self.tail.as_mut() {
-                keep_tail(tail, chunk);
+                keep_tail(tail, after(chunk, at, self.tail_from));
             }
         } else if self.started {
             self.check(chunk);
@@ -183,9 +197,9 @@ impl<'p> BodyScan<'p> {
         if let Content::Binary(reason) = judged {
             self.collector.not_text = Some(reason);
             self.foreign = Some((head.len() + rest.len()) as u64);
-            let mut tail = Vec::with_capacity(2 * ZIP_TAIL);
-            keep_tail(&mut tail, &head);
-            keep_tail(&mut tail, rest);
+            let mut tail = Vec::new();
+            keep_tail(&mut tail, after(&head, 0, self.tail_from));
+            keep_tail(&mut tail, after(rest, head.len() as u64, self.tail_from));
             self.tail = Some(tail);
             return;
         }
@@ -304,4 +318,10 @@ fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
         tail.drain(..tail.len().saturating_sub(keep));
     }
     tail.extend_from_slice(chunk);
+}
+
+/// The part of `chunk` (whose first byte is the body's byte `at`) from the body's byte `from`.
+fn after(chunk: &[u8], at: u64, from: u64) -> &[u8] {
+    let skip = from.saturating_sub(at).min(chunk.len() as u64);
+    &chunk[usize::try_from(skip).unwrap_or(chunk.len())..]
 }

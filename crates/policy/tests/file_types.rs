@@ -244,12 +244,29 @@ fn a_streamed_polyglot_is_refused_at_its_end() {
     let body = polyglot(b"a.txt");
     let profile = Profile::strict();
     let head = Request::new("POST", b"/").header("Content-Type", b"image/gif");
-    let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 30);
     let padded = [&body[..30], &vec![0xA5; 200_000], &body[30..]].concat();
     // The padding sits between the image and the ZIP; its offsets count from its start.
-    padded.chunks(4096).for_each(|c| scan.feed(c));
-    let verdict = scan.finish();
-    assert_eq!(verdict.decision, Decision::Reject, "{:?}", verdict.kinds());
-    assert_eq!(verdict.kinds(), ["limit_exceeded"]);
-    assert_eq!(verdict.not_text, None);
+    // Its length known or not (only the last 64 KiB are kept when it is), chunked any way.
+    for (sized, chunk) in [(false, 4096), (true, 4096), (true, 1), (false, 70_000)] {
+        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 30);
+        if sized {
+            scan.expect_len(padded.len() as u64);
+        }
+        padded.chunks(chunk).for_each(|c| scan.feed(c));
+        let verdict = scan.finish();
+        assert_eq!(verdict.kinds(), ["limit_exceeded"], "{sized} {chunk}");
+        assert_eq!(verdict.decision, Decision::Reject);
+        assert_eq!(verdict.not_text, None);
+        // Without the ZIP, the same image passes unread.
+        let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 30);
+        if sized {
+            scan.expect_len(padded.len() as u64 - 20);
+        }
+        padded[..padded.len() - 20]
+            .chunks(chunk)
+            .for_each(|c| scan.feed(c));
+        let verdict = scan.finish();
+        assert_eq!(verdict.decision, Decision::Allow, "{sized} {chunk}");
+        assert!(verdict.not_text.is_some());
+    }
 }

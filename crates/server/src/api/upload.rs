@@ -119,7 +119,11 @@ pub async fn stream(
     let max_buffer = config.max_body_bytes;
     let head = upload(headers, Vec::new());
     let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
-    let declared = hyper::body::Body::size_hint(&body).lower();
+    let hint = hyper::body::Body::size_hint(&body);
+    if let Some(exact) = hint.exact() {
+        scan.expect_len(exact);
+    }
+    let declared = hint.lower();
     let mut buffer = match declared <= max_buffer as u64 {
         true => Some(Buffer::new(&state.budget, max_buffer)),
         false => None,
