@@ -128,45 +128,36 @@ pub(crate) fn multipart_body<'a>(
                 );
             }
         }
-        // A part without a filename is a form field to every framework, whatever type it
-        // declares: its content is always read. A file part (and every part of a multipart
-        // type other than form-data: an attachment, an alternative) is judged by the rule of
-        // whole bodies (`crate::textual`): text is read, an archive read for its names (by
-        // `body::typed_parts`), binary skipped. (A part with only `filename*` is a text field
-        // to parsers that ignore the extended form.)
+        // A part without a filename is a form field to every framework: always read. A file
+        // part (and every part of a non-form-data type) is judged as a body is
+        // (`crate::textual`). (Only `filename*`: a text field to parsers ignoring it.)
         let is_file = part.filename.is_some() || !form;
         let declared = part.content_type.as_deref().unwrap_or_default();
-        // A transfer-coded part is read as text (and refused): its coded bytes are not its
-        // content, whose bytes are what would say it is binary.
+        // A transfer-coded part is read as text (and refused): its bytes are not its content.
         let coded = (part.transfer_encoding.as_deref())
             .is_some_and(|c| !matches!(c, "7bit" | "8bit" | "binary"));
-        let part_ct = ContentType::parse(declared.as_bytes());
         let judged = match coded || !is_file || scan_binary {
             true => Content::Declared,
-            false => crate::textual::judge(&part_ct, false, content, Some(content), false),
+            false => {
+                let ct = ContentType::parse(declared.as_bytes());
+                crate::textual::judge(&ct, false, content, Some(content), false)
+            }
         };
-        match judged {
-            Content::Declared => {}
-            Content::Archive(essence) => {
-                out.typed_parts.push(TypedPart {
-                    span: part.content.clone(),
-                    content_type: essence.as_bytes().to_vec(),
-                    location: location(Part::MultipartContent),
-                    raw: None,
-                });
-                continue;
-            }
-            Content::Binary(_) => {
-                // Still read by a reading its type claims (an archive type whose bytes are no
-                // archive is refused there), as `body::typed_parts` reads it.
-                out.typed_parts.push(TypedPart {
-                    span: part.content.clone(),
-                    content_type: declared.as_bytes().to_vec(),
-                    location: location(Part::MultipartContent),
-                    raw: None,
-                });
-                continue;
-            }
+        if judged != Content::Declared {
+            // An archive is read by the archive reading; binary by a reading its type claims
+            // (an archive type whose bytes are no archive is refused there), as
+            // `body::typed_parts` reads them.
+            let content_type = match judged {
+                Content::Archive(essence) => essence.as_bytes().to_vec(),
+                _ => declared.as_bytes().to_vec(),
+            };
+            out.typed_parts.push(TypedPart {
+                span: part.content.clone(),
+                content_type,
+                location: location(Part::MultipartContent),
+                raw: None,
+            });
+            continue;
         }
         let mut field = Field::raw(
             location(Part::MultipartContent),

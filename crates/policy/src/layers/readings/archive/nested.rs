@@ -71,8 +71,8 @@ pub(super) fn head_len(limits: &Limits) -> u64 {
 
 /// The contents of an entry of `size` declared bytes whose first bytes are `head`, when the
 /// profile reads contents and it is text (not binary as an untyped upload is sniffed,
-/// `crate::textual::looks_binary`; not empty): its bytes, or why they are not read (past the budget). `whole(left)`
-/// reads all its bytes, at most `left + 1` of them.
+/// `crate::textual::looks_binary`; not empty): its bytes, or why they are not read (past the
+/// budget). `whole(left)` reads all its bytes, at most `left + 1` of them.
 pub(super) fn text(
     size: u64,
     head: Option<&[u8]>,
