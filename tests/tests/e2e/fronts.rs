@@ -2,8 +2,9 @@
 //! loopback: Traefik (ForwardAuth with the shipped `deploy/traefik/dynamic.yml`), Envoy
 //! (`ext_authz` with the shipped `deploy/envoy/envoy.yaml` and `envoy-grpc.yaml`), HAProxy (in
 //! front of the proxy listener, `option forwardfor`) and headless Chromium (forms submitted
-//! through the proxy listener; a WebSocket through it, `chromium_websocket`; the explain page of
-//! the API listener, `explain_page`).
+//! through the proxy listener; a `.docx` and a `.png` uploaded through it, `chromium_files`; a
+//! WebSocket through it, `chromium_websocket`; the explain page of the API listener,
+//! `explain_page`).
 //!
 //! Each test is skipped when its tool is missing (a line on stderr says so), unless CI's
 //! `REQUIRE_TRAEFIK=1`, `REQUIRE_ENVOY=1`, `REQUIRE_HAPROXY=1` or `REQUIRE_CHROMIUM=1` is
@@ -12,6 +13,7 @@
 //! `target/envoy-venv`, found through `$ENVOY_BIN`).
 
 mod chromium;
+mod chromium_files;
 mod chromium_websocket;
 mod envoy;
 mod explain_page;
