@@ -41,6 +41,8 @@ pub struct BodyScan<'p> {
     /// Where the last [`ZIP_TAIL`] bytes start when the body's length is known
     /// ([`BodyScan::expect_len`]): the bytes before are not kept.
     tail_from: u64,
+    /// The types the profile takes as binary without a signature (`[readings] binary_types`).
+    binary_types: Vec<String>,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -70,6 +72,7 @@ impl<'p> BodyScan<'p> {
             content_type: ContentType::parse(b""),
             tail: None,
             tail_from: 0,
+            binary_types: Vec::new(),
             offset: 0,
             found,
             stopped: None,
@@ -90,6 +93,7 @@ impl<'p> BodyScan<'p> {
             .content_type()
             .unwrap_or_else(|| ContentType::parse(b""));
         scan.judged = !profile.scan_binary;
+        scan.binary_types.clone_from(&profile.readings.binary_types);
         scan.content_type = ct;
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
@@ -185,7 +189,7 @@ impl<'p> BodyScan<'p> {
         let ct = &self.content_type;
         let claimed = crate::layers::readings::claiming(ct).is_some();
         let judged = match self.judged {
-            true => judge(ct, claimed, &head, None, true),
+            true => judge(ct, claimed, &head, None, true, &self.binary_types),
             false => Content::Declared,
         };
         let archive = crate::layers::readings::archive_in(ct, &head);

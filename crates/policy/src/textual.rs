@@ -52,12 +52,15 @@ const GZIP: &str = "application/gzip";
 /// the body is shorter) and, when the whole body is at hand, the body itself (`whole`: its
 /// end has a ZIP's end record and a disk image's trailer). `claimed` says a body reading
 /// claims the type. `file_sniff` applies the WHATWG rule to a body of no type (an upload).
+/// `binary_types` are the types a profile takes as binary without a signature
+/// (`[readings] binary_types`).
 pub(crate) fn judge(
     ct: &ContentType,
     claimed: bool,
     head: &[u8],
     whole: Option<&[u8]>,
     file_sniff: bool,
+    binary_types: &[String],
 ) -> Content {
     let essence = ct.essence.as_str();
     if is_text_type(essence) {
@@ -98,6 +101,11 @@ pub(crate) fn judge(
             ));
         }
     }
+    if binary_types.iter().any(|t| t == essence) {
+        return Content::Binary(format!(
+            "{essence}: binary by the profile ([readings] binary_types), not read as text"
+        ));
+    }
     if file_sniff && essence.is_empty() && !signature::whatwg_text(head) {
         return Content::Binary(format!(
             "no media type, and a binary data byte in the first {WHATWG_HEAD} bytes: \
@@ -112,7 +120,7 @@ pub(crate) fn judge(
 /// [`WHATWG_HEAD`] bytes (the WHATWG rule). An archive is neither (it is read).
 pub fn looks_binary(head: &[u8]) -> bool {
     matches!(
-        judge(&ContentType::parse(b""), false, head, None, true),
+        judge(&ContentType::parse(b""), false, head, None, true, &[]),
         Content::Binary(_)
     )
 }

@@ -27,7 +27,8 @@ pub(crate) fn body<'a>(
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
     let claimed = readings::claiming(&declared_ct).is_some();
-    let ct = match textual::judge(&declared_ct, claimed, body, Some(body), upload) {
+    let trusted = &profile.readings.binary_types;
+    let ct = match textual::judge(&declared_ct, claimed, body, Some(body), upload, trusted) {
         Content::Declared => declared_ct,
         Content::Archive(essence) => ContentType::parse(essence.as_bytes()),
         Content::Binary(_) if scan_binary => declared_ct,
@@ -60,9 +61,10 @@ pub(crate) fn body<'a>(
 /// fields may end past the cut, and a backend reads all of them).
 pub(crate) fn whole_or_said<'a>(
     request: &'a Request,
-    scan_binary: bool,
+    profile: &Profile,
     out: &mut Decomposed<'a>,
 ) -> bool {
+    let scan_binary = profile.scan_binary;
     let body = &request.body;
     match request.body_state {
         BodyState::Whole => true,
@@ -101,7 +103,8 @@ pub(crate) fn whole_or_said<'a>(
             let value = request.header_value("content-type");
             let ct = ContentType::parse(value.unwrap_or_default());
             let claimed = readings::claiming(&ct).is_some();
-            let content = textual::judge(&ct, claimed, body, None, false);
+            let trusted = &profile.readings.binary_types;
+            let content = textual::judge(&ct, claimed, body, None, false, trusted);
             if matches!(content, Content::Binary(_)) && !scan_binary {
                 // Not read whole either: nothing is lost by the cut.
                 return false;

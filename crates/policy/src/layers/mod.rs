@@ -195,7 +195,7 @@ pub(crate) fn decompose_into<'a>(
     }
     headers::readings(request, profile, out);
 
-    if body::whole_or_said(request, profile.scan_binary, out) && !request.body.is_empty() {
+    if body::whole_or_said(request, profile, out) && !request.body.is_empty() {
         body::body(request, profile, profile.scan_binary, false, out);
     }
     readings::json_in_values(profile, out);

@@ -140,7 +140,8 @@ pub(crate) fn multipart_body<'a>(
             true => Content::Declared,
             false => {
                 let ct = ContentType::parse(declared.as_bytes());
-                crate::textual::judge(&ct, false, content, Some(content), false)
+                let trusted = &profile.readings.binary_types;
+                crate::textual::judge(&ct, false, content, Some(content), false, trusted)
             }
         };
         if judged != Content::Declared {

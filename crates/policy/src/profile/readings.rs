@@ -88,8 +88,8 @@ pub enum ArchiveContentsReading {
     /// reading them costs their uncompressed size, not the upload's.
     #[default]
     Names,
-    /// Also check each entry that is text (no NUL in its first 8 KiB, as an untyped upload is
-    /// sniffed) as a text body, at its entry, check-only; within `max_decoded_bytes`, shared
+    /// Also check each entry that is text (not binary as an untyped upload is sniffed) as a
+    /// text body, at its entry, check-only; within `max_decoded_bytes`, shared
     /// with nested archives: past it `limit_exceeded` at the entry.
     Text,
 }
@@ -131,6 +131,10 @@ pub struct Readings {
     pub yaml_aliases: YamlAliasReading,
     /// The contents of archive entries.
     pub archive_contents: ArchiveContentsReading,
+    /// Media types (lowercase essences) whose bodies this deployment takes as binary without a
+    /// signature or shape to show it (`model/stl`, a vendor's format): not read as text. Empty
+    /// by default: a label never hides text (`crate::textual`).
+    pub binary_types: Vec<String>,
 }
 
 impl Default for Readings {
@@ -149,6 +153,7 @@ impl Default for Readings {
             ],
             yaml_aliases: YamlAliasReading::default(),
             archive_contents: ArchiveContentsReading::default(),
+            binary_types: Vec::new(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::*;
 fn judged(content_type: &str, body: &[u8], upload: bool) -> Content {
     let ct = ContentType::parse(content_type.as_bytes());
     let claimed = crate::layers::readings::claiming(&ct).is_some();
-    judge(&ct, claimed, body, Some(body), upload)
+    judge(&ct, claimed, body, Some(body), upload, &[])
 }
 
 fn binary(content_type: &str, body: &[u8]) -> bool {
@@ -87,7 +87,7 @@ fn a_polyglot_is_read_as_the_archive_at_its_end() {
     // Its head alone is an image.
     let ct = ContentType::parse(b"image/gif");
     assert!(matches!(
-        judge(&ct, false, &gif[..20], None, false),
+        judge(&ct, false, &gif[..20], None, false, &[]),
         Content::Binary(_)
     ));
 }
@@ -135,10 +135,10 @@ fn serializations_without_a_signature_are_binary_by_their_shape() {
     // A cut body's shape is unknown: binary data bytes in its head decide.
     let ct = ContentType::parse(b"application/x-protobuf");
     assert!(matches!(
-        judge(&ct, false, protobuf, None, false),
+        judge(&ct, false, protobuf, None, false, &[]),
         Content::Binary(_)
     ));
-    assert_eq!(judge(&ct, false, text, None, false), Content::Declared);
+    assert_eq!(judge(&ct, false, text, None, false, &[]), Content::Declared);
 }
 
 #[test]
@@ -151,4 +151,25 @@ fn untyped_input_is_skipped_only_when_binary() {
     let mut late = vec![b'a'; WHATWG_HEAD];
     late.push(0);
     assert!(!looks_binary(&late));
+}
+
+#[test]
+fn a_profile_may_trust_a_label_without_a_signature() {
+    let stl = b"solid\0\0\0\x01\0\0\x80?\xC0\xAE";
+    let ct = ContentType::parse(b"model/stl");
+    let trusted = ["model/stl".to_string()];
+    assert_eq!(
+        judge(&ct, false, stl, Some(stl), false, &[]),
+        Content::Declared
+    );
+    match judge(&ct, false, stl, Some(stl), false, &trusted) {
+        Content::Binary(why) => assert!(why.contains("binary_types"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Bytes still come first: a ZIP under a trusted type is read for its names.
+    let zip = b"PK\x03\x04\x14\0";
+    assert_eq!(
+        judge(&ct, false, zip, Some(zip), false, &trusted),
+        Content::Archive("application/zip")
+    );
 }
