@@ -97,7 +97,7 @@ pub(crate) async fn assert_one_decision(cases: &[(&str, Vec<u8>, &str)]) {
         assert_eq!(scanned.status, 200, "{what}");
         let verdict = scanned.json();
         assert_eq!(verdict["decision"], *expected, "/v1/scan {what}: {verdict}");
-        let binary = !content_type.starts_with("text/") && *expected == "allow";
+        let binary = std::str::from_utf8(body).is_err() && *expected == "allow";
         let (cli, line) = cli_decision(&format!("{i}"), content_type, body);
         assert_eq!(cli, *expected, "CLI {what}: {line}");
         let sent = request(
@@ -114,7 +114,8 @@ pub(crate) async fn assert_one_decision(cases: &[(&str, Vec<u8>, &str)]) {
         };
         assert_eq!(decision, *expected, "proxy {what}: {}", proxied.text());
         // Archives (read for their names, whatever their label) are text's kin, not binary.
-        let archive = body.starts_with(b"PK") || content_type.contains("tar");
+        let zip_end = body.windows(4).any(|w| w == b"PK\x05\x06");
+        let archive = zip_end || content_type.contains("tar");
         if binary && !archive {
             assert!(verdict["not_text"].is_string(), "{what}: {verdict}");
         }
@@ -125,6 +126,28 @@ pub(crate) async fn assert_one_decision(cases: &[(&str, Vec<u8>, &str)]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn binary_is_not_text_through_every_way_in() {
     assert_one_decision(&cases()).await;
+}
+
+/// A label is only a claim: text labelled as an image, a PDF or an octet stream is read; a ZIP
+/// labelled as an image, or behind one (a GIF that is also a JAR), is read for its names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lying_labels_are_read_as_what_the_bytes_are() {
+    let php = b"<?php include '/\xC0\xAE\xC0\xAE/etc/passwd'; ?>".to_vec();
+    let slip = zip(&[(b"../\xC0\xAE./shell.jsp", b"", b"x")]);
+    let clean = zip(&[(b"META-INF/MANIFEST.MF", b"", b"Manifest-Version: 1.0\r\n")]);
+    let gif =
+        b"GIF89a\x01\0\x01\0\x80\0\0\xFF\xFF\xFF\0\0\0,\0\0\0\0\x01\0\x01\0\0\x02\x02D\x01\0;";
+    let cases = [
+        ("image/png", php.clone(), "reject"),
+        ("application/pdf", php.clone(), "reject"),
+        ("application/octet-stream", php, "reject"),
+        ("image/jpeg", slip.clone(), "reject"),
+        ("image/jpeg", clean.clone(), "allow"),
+        ("image/gif", [&gif[..], &slip].concat(), "reject"),
+        ("image/gif", [&gif[..], &clean].concat(), "allow"),
+        ("image/png", "Grüße aus 東京\n".as_bytes().to_vec(), "allow"),
+    ];
+    assert_one_decision(&cases).await;
 }
 
 // =============================================================================================
