@@ -14,7 +14,8 @@ HERE="$ROOT/bench/callgrind"
 BINS=("$@"); [ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/target/release/utf8gate")
 WORK="$(mktemp -d)"
 python3 "$HERE/upstream.py" 18181 & UP=$!
-trap 'kill $UP 2>/dev/null || true; rm -rf "$WORK"' EXIT
+. "$ROOT/bench/stop.sh"
+trap 'stop_pids "$UP"; rm -rf "$WORK"' EXIT
 instructions() { # BIN KIND N
   local out="$WORK/cg.out"
   UTF8GATE_LOG_LEVEL="${LOG:-error}" UTF8GATE_LISTEN_PROXY_THREADS=1 valgrind --tool=callgrind \

@@ -20,8 +20,9 @@ UTF8GATE="${CARGO_TARGET_DIR:-$ROOT/target}/release/utf8gate"
 
 WORK="$(mktemp -d)"
 PIDS=()
+. "$ROOT/bench/stop.sh"
 cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  stop_pids "${PIDS[@]}"
   "$NGINX_BIN" -s stop -c "$WORK/nginx.conf" -p "$WORK" 2>/dev/null || true
   rm -rf "$WORK"
 }

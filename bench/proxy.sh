@@ -23,8 +23,9 @@ WORK="$(mktemp -d)"
 # Everything the run started stops when it ends, however it ends: the peer harness's nginx
 # instances and upstream (by the PID files in the run folder start.sh was given), the h2c
 # nginx, utf8gate, the floor and the baseline.
+. "$ROOT/bench/stop.sh"
 cleanup() {
-  kill "${UG_PID:-0}" "${FLOOR_PID:-0}" "${BASE_PID:-0}" 2>/dev/null || true
+  stop_pids "${UG_PID:-}" "${FLOOR_PID:-}" "${BASE_PID:-}"
   [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true
   (cd "$WORK/modsec" && PEER_RUN_DIR="$WORK/run" ./stop.sh >/dev/null 2>&1) || true
   rm -rf "$WORK"

@@ -11,8 +11,9 @@ GIB="${GIB:-1}"
 BIN="$ROOT/target/release/utf8gate"
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --release -p utf8gate-server -q)
 WORK="$(mktemp -d)"
+. "$ROOT/bench/stop.sh"
 cleanup() {
-    kill "${PID:-0}" 2>/dev/null || true
+    stop_pids "${PID:-}"
     nginx -s stop -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>/dev/null || true
     rm -rf "$WORK"
 }

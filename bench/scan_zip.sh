@@ -17,7 +17,8 @@ REPS="${REPS:-3}"
 BIN="${BIN:-$ROOT/target/release/utf8gate}"
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --release -p utf8gate-server -q)
 WORK="$(mktemp -d)"
-cleanup() { kill "${PID:-0}" 2>/dev/null || true; rm -rf "$WORK"; }
+. "$ROOT/bench/stop.sh"
+cleanup() { stop_pids "${PID:-}"; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 python3 - "$WORK" "$MIB" <<'PY'

@@ -5,6 +5,7 @@
 //! `REQUIRE_NGINX=1`, which turns a missing nginx into a failure instead of a skip.
 
 use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -32,10 +33,17 @@ fn nginx_binary() -> Option<PathBuf> {
 /// What reached the application: the target and the decision header.
 type Seen = (String, Option<String>);
 
+/// nginx started in a process group of its own: the master and its workers are killed
+/// together when dropped (killing the master alone left its worker running after the suite).
 struct Nginx(Child);
 
 impl Drop for Nginx {
     fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -165,6 +173,7 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
             .arg(&dir)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .expect("nginx starts"),
     );
