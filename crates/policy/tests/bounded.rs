@@ -84,6 +84,19 @@ fn body_of(size: usize, prefix: &[u8], piece: &[u8], suffix: &[u8]) -> Vec<u8> {
     out
 }
 
+/// One XML element of about `size` bytes whose attributes (distinct names, empty values)
+/// come one every 6 to 8 bytes.
+fn attributes(size: usize) -> Vec<u8> {
+    let mut out = b"<r><a".to_vec();
+    let mut n = 0u32;
+    while out.len() + 16 < size {
+        out.extend_from_slice(format!(" a{n:x}=''").as_bytes());
+        n += 1;
+    }
+    out.extend_from_slice(b"/></r>");
+    out
+}
+
 /// Every hostile shape, with its type, and a clean body of the same type.
 fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let text = "text/plain";
@@ -113,6 +126,8 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("NUL a", text, body(b"", b"\0a", b"")),
         ("U+FEFF a", text, body(b"", "\u{FEFF}a".as_bytes(), b"")),
         ("decomposed e", text, body(b"", "e\u{301}".as_bytes(), b"")),
+        // One base character and 4 M combining marks: one NFC segment of the whole body.
+        ("combining run", text, body(b"a", "\u{301}".as_bytes(), b"")),
         (
             "fullwidth dots",
             text,
@@ -143,6 +158,7 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             body(b"<r>", b"<a b='&#0;'/>", b"</r>"),
         ),
         ("xml comments", xml, body(b"<r>", b"<!--\x80-->", b"</r>")),
+        ("xml one element's attributes", xml, attributes(SIZE)),
         (
             "yaml many scalars",
             yaml,
