@@ -10,6 +10,7 @@
 //! is `malformed_body`; a DOCTYPE that declares entities or names a DTD to load is
 //! `xml_doctype`. The declared encoding is the body's charset (`layers::body`).
 
+mod doctype;
 mod path;
 mod reader;
 #[cfg(test)]
@@ -227,16 +228,13 @@ impl<'a, 'o, 'p> Reader<'a, 'o, 'p> {
         self.name_field(name_at..name_at + name.len(), None)?;
         let list = tag.attributes_raw();
         let list_at = self.offset_of(list);
-        let attributes = text::attributes(list).map_err(|(i, why)| malformed(list_at + i, why))?;
-        let mut seen = std::collections::HashSet::with_capacity(attributes.len());
-        for attribute in attributes {
+        // Refused before any field is made (a syntax error, a name given twice), then read
+        // again: the attributes are never held together (`text::first_refusal`).
+        if let Some((i, why)) = text::first_refusal(list) {
+            return Err(malformed(list_at + i, why));
+        }
+        for attribute in text::Attributes::new(list).flatten() {
             let name = &list[attribute.name.clone()];
-            if !seen.insert(name) {
-                return Err(malformed(
-                    list_at + attribute.name.start,
-                    "an attribute given twice",
-                ));
-            }
             let step = format!("@{name}");
             let name_span = list_at + attribute.name.start..list_at + attribute.name.end;
             self.name_field(name_span, Some(&step))?;
@@ -301,10 +299,10 @@ impl<'a, 'o, 'p> Reader<'a, 'o, 'p> {
         // literals and the internal subset).
         let end = self.offset_of(doctype) + doctype.len();
         let inner = self.doc.get(at + 9..end).unwrap_or_default();
-        let read = text::doctype(inner).map_err(|why| malformed(at, why))?;
+        let read = doctype::doctype(inner).map_err(|why| malformed(at, why))?;
         let risk = match self.profile.readings.xml_doctype {
             XmlDoctypeReading::Refuse => Some("is refused by this profile"),
-            XmlDoctypeReading::WithoutEntities => text::doctype_risk(inner, &read),
+            XmlDoctypeReading::WithoutEntities => doctype::doctype_risk(inner, &read),
         };
         match risk {
             Some(why) => Err((at, FindingKind::XmlDoctype, format!("a DOCTYPE that {why}"))),

@@ -6,6 +6,7 @@ use crate::request::Request;
 use crate::verdict::Decision;
 use crate::{Evaluation, evaluate};
 
+mod attributes;
 mod kept;
 
 fn xml(body: &[u8]) -> Evaluation {

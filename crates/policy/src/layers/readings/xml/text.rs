@@ -1,5 +1,6 @@
 //! The lexical pieces of XML 1.0 that utf8gate reads itself, strictly (a leaf): names,
-//! references, attribute lists, and the escaping a rewritten text is written back with.
+//! references, attribute lists, and the escaping a rewritten text is written back with
+//! (document type declarations: [`super::doctype`]).
 //! `quick-xml` finds the markup; what it is lenient about (names, references, attribute
 //! syntax) is settled here, so that a document utf8gate reads is one every XML 1.0 parser
 //! reads the same way.
@@ -187,39 +188,59 @@ pub(super) struct RawAttribute {
 /// `/` of an empty element removed): `(S Name S? '=' S? quoted value)* S?` (§3.1), nothing
 /// else. An error says why, with its offset.
 pub(super) fn attributes(list: &str) -> Result<Vec<RawAttribute>, (usize, String)> {
-    let b = list.as_bytes();
-    let mut out = Vec::new();
-    let mut at = 0;
-    loop {
+    Attributes {
+        list,
+        at: 0,
+        done: false,
+    }
+    .collect()
+}
+
+/// The attributes of a start tag one at a time (see [`attributes`]); after an error, none.
+pub(super) struct Attributes<'a> {
+    list: &'a str,
+    at: usize,
+    done: bool,
+}
+
+impl<'a> Attributes<'a> {
+    /// The attributes of `list`.
+    pub(super) fn new(list: &'a str) -> Attributes<'a> {
+        Attributes {
+            list,
+            at: 0,
+            done: false,
+        }
+    }
+
+    fn next_attribute(&mut self) -> Option<Result<RawAttribute, (usize, String)>> {
+        let (list, b) = (self.list, self.list.as_bytes());
+        let mut at = self.at;
         let spaced = b.get(at).is_some_and(|&c| is_space(c));
         while b.get(at).is_some_and(|&c| is_space(c)) {
             at += 1;
         }
         if at == b.len() {
-            return Ok(out);
+            return None;
         }
         if !spaced {
-            return Err((at, "no white space before an attribute".to_string()));
+            return Some(Err((at, "no white space before an attribute".to_string())));
         }
         let start = at;
-        while b
-            .get(at)
-            .is_some_and(|&c| !is_space(c) && c != b'=' && c != b'"' && c != b'\'')
-        {
-            at += 1;
-        }
+        at = name_end(b, at);
         let name = start..at;
         if !is_name(&list[name.clone()]) {
-            return Err((
-                start,
-                "an attribute name that is not an XML name".to_string(),
-            ));
+            let why = "an attribute name that is not an XML name";
+            return Some(Err((start, why.to_string())));
         }
         while b.get(at).is_some_and(|&c| is_space(c)) {
             at += 1;
         }
         if b.get(at) != Some(&b'=') {
-            return Err((at, "an attribute without '=' and a value".to_string()));
+            return Some(Err((
+                at,
+                "an attribute without '=' and a value".to_string(),
+            )));
         }
         at += 1;
         while b.get(at).is_some_and(|&c| is_space(c)) {
@@ -227,17 +248,90 @@ pub(super) fn attributes(list: &str) -> Result<Vec<RawAttribute>, (usize, String
         }
         let quote = match b.get(at) {
             Some(&q @ (b'"' | b'\'')) => q,
-            _ => return Err((at, "an attribute value without quotes".to_string())),
+            _ => return Some(Err((at, "an attribute value without quotes".to_string()))),
         };
-        let close = memchr::memchr(quote, &b[at + 1..]).ok_or((
-            at,
-            "an attribute value without its closing quote".to_string(),
-        ))?;
-        out.push(RawAttribute {
+        let Some(close) = memchr::memchr(quote, &b[at + 1..]) else {
+            let why = "an attribute value without its closing quote";
+            return Some(Err((at, why.to_string())));
+        };
+        self.at = at + close + 2;
+        Some(Ok(RawAttribute {
             name,
             value: at + 1..at + 1 + close,
-        });
-        at += close + 2;
+        }))
+    }
+}
+
+impl Iterator for Attributes<'_> {
+    type Item = Result<RawAttribute, (usize, String)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_attribute();
+        self.done = !matches!(next, Some(Ok(_)));
+        next
+    }
+}
+
+/// Where an attribute name that starts at `at` ends.
+fn name_end(b: &[u8], mut at: usize) -> usize {
+    while b
+        .get(at)
+        .is_some_and(|&c| !is_space(c) && c != b'=' && c != b'"' && c != b'\'')
+    {
+        at += 1;
+    }
+    at
+}
+
+/// The first refusal of a start tag's attribute list, in document order: where the syntax
+/// fails, or where an attribute is given a second time. Read once without keeping the
+/// attributes: each costs 8 bytes (a keyed 32-bit hash of its name and its offset, sorted),
+/// so one tag of a million attributes costs 8 MiB, not a set of its names.
+pub(super) fn first_refusal(list: &str) -> Option<(usize, String)> {
+    use std::hash::BuildHasher;
+    let b = list.as_bytes();
+    let hasher = std::collections::hash_map::RandomState::new();
+    let mut keys = Vec::new();
+    let mut syntax = None;
+    for attribute in Attributes::new(list) {
+        match attribute {
+            Ok(a) => match u32::try_from(a.name.start) {
+                Ok(start) => {
+                    let hash = hasher.hash_one(&b[a.name.clone()]) as u32;
+                    keys.push((u64::from(hash) << 32) | u64::from(start));
+                }
+                Err(_) => return Some((a.name.start, "an attribute list over 4 GiB".into())),
+            },
+            Err(e) => {
+                syntax = Some(e);
+                break;
+            }
+        }
+    }
+    keys.sort_unstable();
+    let name = |key: &u64| {
+        let start = (key & 0xFFFF_FFFF) as usize;
+        (&b[start..name_end(b, start)], start)
+    };
+    // Within a run of one hash (its offsets ascending): the names sorted, equal ones adjacent.
+    let mut twice: Option<usize> = None;
+    for run in keys
+        .chunk_by(|x, y| x >> 32 == y >> 32)
+        .filter(|r| r.len() > 1)
+    {
+        let mut named: Vec<(&[u8], usize)> = run.iter().map(name).collect();
+        named.sort_unstable();
+        for pair in named.windows(2).filter(|p| p[0].0 == p[1].0) {
+            twice = Some(twice.map_or(pair[1].1, |t| t.min(pair[1].1)));
+        }
+    }
+    let twice = twice.map(|at| (at, "an attribute given twice".to_string()));
+    match (twice, syntax) {
+        (Some(t), Some(s)) => Some(if t.0 < s.0 { t } else { s }),
+        (t, s) => t.or(s),
     }
 }
 
@@ -260,98 +354,4 @@ pub(crate) fn escape(text: &[u8], attribute: bool) -> Vec<u8> {
         }
     }
     out
-}
-
-/// A DOCTYPE read: its external DTD's system literal, if it names one, and its internal
-/// subset (between `[` and `]`), if it has one.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct Doctype<'a> {
-    pub(super) system: Option<&'a str>,
-    pub(super) subset: Option<&'a str>,
-}
-
-/// Reads what follows `<!DOCTYPE` up to its `>` (§2.8, §4.2.2): `S Name (S ExternalID)? S?
-/// ('[' subset ']' S?)?`, nothing else.
-pub(super) fn doctype(inner: &str) -> Result<Doctype<'_>, String> {
-    let rest = after_space(inner);
-    if rest.len() == inner.len() {
-        return Err("no white space after DOCTYPE".to_string());
-    }
-    let name_end = rest
-        .find(|c: char| (c.is_ascii() && is_space(c as u8)) || c == '[')
-        .unwrap_or(rest.len());
-    if !is_name(&rest[..name_end]) {
-        return Err("a DOCTYPE name that is not an XML name".to_string());
-    }
-    let mut rest = after_space(&rest[name_end..]);
-    let mut system = None;
-    for (keyword, public) in [("SYSTEM", false), ("PUBLIC", true)] {
-        let Some(after) = rest.strip_prefix(keyword) else {
-            continue;
-        };
-        let mut t = after_space(after);
-        if public {
-            let (id, used) = literal(t)?;
-            let pubid =
-                |b: u8| b.is_ascii_alphanumeric() || b" \r\n-'()+,./:=?;!*#@$_%".contains(&b);
-            if !id.bytes().all(pubid) {
-                return Err("a public identifier with characters it may not have".to_string());
-            }
-            t = after_space(&t[used..]);
-        }
-        let (id, used) = literal(t)?;
-        system = Some(id);
-        rest = after_space(&t[used..]);
-        break;
-    }
-    let subset = match rest.strip_prefix('[') {
-        Some(inside) => {
-            let end = inside
-                .rfind(']')
-                .ok_or("an internal subset without its ']'")?;
-            if !after_space(&inside[end + 1..]).is_empty() {
-                return Err("text after the internal subset".to_string());
-            }
-            Some(&inside[..end])
-        }
-        None if rest.is_empty() => None,
-        None => return Err("text in the DOCTYPE that is no external identifier".to_string()),
-    };
-    Ok(Doctype { system, subset })
-}
-
-/// `text` after its leading XML white space.
-fn after_space(text: &str) -> &str {
-    text.trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8))
-}
-
-/// A quoted literal at the start of `text`: its inside and the bytes it takes, quotes included.
-fn literal(text: &str) -> Result<(&str, usize), String> {
-    let quote = text.chars().next().filter(|q| *q == '"' || *q == '\'');
-    let quote = quote.ok_or("a DOCTYPE literal without quotes")?;
-    let end = text[1..]
-        .find(quote)
-        .ok_or("a DOCTYPE literal without its closing quote")?;
-    Ok((&text[1..1 + end], end + 2))
-}
-
-/// Why a document type declaration would be read differently by parsers that load or expand
-/// it, if it would: it declares entities or attribute defaults (or uses parameter entities),
-/// or names an external DTD outside the W3C's (which a parser may fetch, and which may declare
-/// entities of its own).
-pub(super) fn doctype_risk(inner: &str, doctype: &Doctype) -> Option<&'static str> {
-    let subset = doctype.subset.unwrap_or("");
-    if inner.contains("<!ENTITY") || subset.contains('%') {
-        return Some("declares entities, which assemble text no field shows");
-    }
-    if subset.contains("<!ATTLIST") {
-        return Some("declares attribute defaults, which add attributes no field shows");
-    }
-    let w3c = ["http://www.w3.org/", "https://www.w3.org/"];
-    match doctype.system {
-        Some(url) if !w3c.iter().any(|w| url.starts_with(w)) => Some(
-            "names an external DTD, which a parser may load (XXE) and which may declare entities",
-        ),
-        _ => None,
-    }
 }
