@@ -95,10 +95,10 @@ pub(super) struct Decoded<'a> {
     pub(super) raw: Range<usize>,
     /// Decoded bytes: borrowed from the body when the literal has no escape.
     pub(super) value: FieldBytes<'a>,
-    /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit.
-    pub(super) lone_surrogates: Vec<(usize, u16)>,
-    /// Offsets in `value` of NULs from `\u0000`.
-    pub(super) escaped_nuls: Vec<usize>,
+    /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit. Eight bytes each (a
+    /// string of a million `\ud800` escapes keeps 8 MiB of them, not 16): an offset past
+    /// 4 GiB is written as `u32::MAX`.
+    pub(super) lone_surrogates: Vec<(u32, u16)>,
 }
 
 impl Decoded<'_> {
@@ -117,7 +117,8 @@ impl Decoded<'_> {
 
     /// Appends U+FFFD for a lone surrogate and records it.
     pub(super) fn push_lone(&mut self, unit: u16) {
-        self.lone_surrogates.push((self.value.len(), unit));
+        let at = u32::try_from(self.value.len()).unwrap_or(u32::MAX);
+        self.lone_surrogates.push((at, unit));
         self.value.extend_from_slice(&REPLACEMENT);
     }
 
@@ -137,12 +138,7 @@ impl Decoded<'_> {
             Some(b'u') => {
                 let (unicode, next) = unicode_escape(body, at)?;
                 match unicode {
-                    Unicode::Scalar(scalar) => {
-                        if scalar == 0 {
-                            self.escaped_nuls.push(self.value.len());
-                        }
-                        self.push_scalar(scalar);
-                    }
+                    Unicode::Scalar(scalar) => self.push_scalar(scalar),
                     Unicode::Lone(unit) => self.push_lone(unit),
                 }
                 return Ok(next);
@@ -164,7 +160,6 @@ pub(super) fn decode_literal(body: &[u8], start: usize) -> Result<Decoded<'_>, J
         raw: start..start,
         value: FieldBytes::Borrowed(rest.get(..run).unwrap_or_default()),
         lone_surrogates: Vec::new(),
-        escaped_nuls: Vec::new(),
     };
     pos += run;
     if body.get(pos) == Some(&b'\\') {

@@ -34,11 +34,8 @@ pub(crate) struct JsonString<'a> {
     /// Borrowed from the body when the literal has no escape (most strings): no copy.
     pub(crate) value: FieldBytes<'a>,
     /// Byte offsets in `value` where a lone-surrogate escape was replaced by U+FFFD (3 bytes
-    /// each), with the surrogate's value (e.g. 0xD800).
-    pub(crate) lone_surrogates: Vec<(usize, u16)>,
-    /// Byte offsets in `value` of NUL characters that came from a `\u0000` escape (a raw NUL is
-    /// a syntax error).
-    pub(crate) escaped_nuls: Vec<usize>,
+    /// each), with the surrogate's value (e.g. 0xD800); an offset past 4 GiB is `u32::MAX`.
+    pub(crate) lone_surrogates: Vec<(u32, u16)>,
 }
 
 /// The string tokens of a document, the first 8 inline (none allocated for a small one).
@@ -94,7 +91,6 @@ impl<'a, E: From<JsonError>, F: FnMut(JsonString<'a>) -> Result<(), E>> Sink<'a>
             raw: decoded.raw,
             value: decoded.value,
             lone_surrogates: decoded.lone_surrogates,
-            escaped_nuls: decoded.escaped_nuls,
         })?;
         Ok(end)
     }

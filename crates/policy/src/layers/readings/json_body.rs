@@ -214,6 +214,7 @@ impl From<json::JsonError> for Stop {
 fn lone_surrogates(s: &json::JsonString, room: usize) -> Found {
     let mut found = Found::new(room, KindSet::default());
     for &(at, unit) in &s.lone_surrogates {
+        let at = at as usize;
         let kind = FindingKind::EscapedSurrogate;
         found.report(kind, at, 3, Fix::None, || {
             RawFinding::new(
