@@ -2,8 +2,9 @@
 //! openpyxl, python-pptx, odfpy, EbookLib, Pillow, fpdf2, py7zr, zipfile, sqlite3, fonttools:
 //! `tests/python/make_benign_files.py`), each with the media type Chromium sends for its
 //! extension. Each is allowed as a form upload and as a PUT through the proxy (and reaches
-//! the upstream byte for byte), by `/v1/scan` and by the CLI. Binary API bodies made by real
-//! encoders (`make_api_bodies.py`) pass byte for byte over HTTP/1.1 and h2c.
+//! the upstream byte for byte), by `/v1/scan`, by `/v1/sanitize` (given back byte for byte)
+//! and by the CLI. Binary API bodies made by real encoders (`make_api_bodies.py`) pass byte
+//! for byte over HTTP/1.1 and h2c.
 
 use utf8gate_e2e::{
     Gateway, ScratchDir, Upstream, curl_h2, curl_tool, exchange, pinned_python, python_json,
@@ -92,6 +93,23 @@ async fn everyday_files_pass_every_way_in_byte_for_byte() {
             "allow",
             "/v1/scan {what}: {}",
             scanned.text()
+        );
+        let sent = request(
+            "POST",
+            "/v1/sanitize",
+            &[("Content-Type", ct.as_bytes())],
+            &bytes,
+        );
+        let sanitized = exchange(gw.api, &sent).await;
+        assert_eq!(
+            sanitized.status,
+            200,
+            "/v1/sanitize {what}: {}",
+            sanitized.text()
+        );
+        assert!(
+            sanitized.body == bytes,
+            "/v1/sanitize {what}: not given back byte for byte"
         );
         let (cli, line) = crate::uploads::cli_decision(name, ct, &bytes);
         assert_eq!(cli, "allow", "CLI {what}: {line}");
