@@ -13,7 +13,7 @@ use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request};
-use crate::textual::{Content, SNIFF_BYTES, ZIP_TAIL, judge, zip_end};
+use crate::textual::{Content, JUDGE_BYTES, ZIP_TAIL, judge, zip_end};
 use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
@@ -84,9 +84,8 @@ impl<'p> BodyScan<'p> {
     /// A scan of the upload whose head is `head`: its `Content-Encoding` and transfer codings
     /// are undone as the body streams in (at most `max_decoded` decoded bytes), as
     /// [`evaluate_upload`](crate::evaluate_upload) does for a buffered upload, and its bytes are
-    /// checked when they are text by the same rule (`crate::textual`: a binary type is not read,
-    /// a body of no type is sniffed in its first 8 KiB). Codings that cannot be read are
-    /// findings of the verdict.
+    /// checked when they are text by the same rule (`crate::textual`, judged on its first
+    /// 40 KiB: binary is not read). Codings that cannot be read are findings of the verdict.
     pub fn for_body_of(profile: &'p Profile, head: &Request, max_decoded: u64) -> BodyScan<'p> {
         let mut scan = BodyScan::new(profile);
         let ct = head
@@ -169,8 +168,8 @@ impl<'p> BodyScan<'p> {
         } else if self.started {
             self.check(chunk);
         } else {
-            // The first 8 KiB: enough to tell text, a signature and an archive.
-            let want = SNIFF_BYTES;
+            // The first 40 KiB: enough to tell text, every signature and an archive.
+            let want = JUDGE_BYTES;
             let take = chunk.len().min(want - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
             if self.head.len() == want {
@@ -179,7 +178,7 @@ impl<'p> BodyScan<'p> {
         }
     }
 
-    /// Looks at the head ([`SNIFF_BYTES`], or the whole body if shorter), then checks it and
+    /// Looks at the head ([`JUDGE_BYTES`], or the whole body if shorter), then checks it and
     /// `rest` unless it is an archive (refused: its names need the whole body, which a scan
     /// does not hold), a UTF-16 or UTF-32 signature says the body is not UTF-8, or it is not
     /// text (`crate::textual::judge`, as the buffered evaluation of an upload judges it).

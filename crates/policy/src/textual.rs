@@ -28,9 +28,13 @@ pub(crate) use text_types::is_text_type;
 
 use crate::request::ContentType;
 
-/// How many first bytes of a body the rule needs (a signature, a tar header at 257, the
-/// WHATWG window, a gzip's first inflated block): a streamed body is judged on them.
+/// How many first bytes of input of no type say whether it is binary (the CLI's skip, an
+/// archive entry's contents): the WHATWG window and more.
 pub const SNIFF_BYTES: usize = 8 * 1024;
+
+/// How many first bytes a streamed body is judged on ([`judge`]): every signature of the
+/// table, the deepest an ISO 9660 image's (`CD001` at 32 769, 34 817 or 36 865).
+pub(crate) const JUDGE_BYTES: usize = 40 * 1024;
 
 /// What a body is, by its type and bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -270,3 +270,20 @@ fn a_streamed_polyglot_is_refused_at_its_end() {
         assert!(verdict.not_text.is_some());
     }
 }
+
+#[test]
+fn a_disk_image_past_what_is_held_whole_is_known_by_its_signature_at_32_kib() {
+    // An ISO 9660 image: 32 KiB of system area (zeros), then its volume descriptor.
+    let mut iso = vec![0u8; 32_769];
+    iso.extend_from_slice(b"CD001\x01\0");
+    iso.extend_from_slice(&[0xA5; 100_000]);
+    let profile = Profile::strict();
+    let head = Request::new("POST", b"/").header("Content-Type", b"application/x-iso9660-image");
+    let mut scan = BodyScan::for_body_of(&profile, &head, 1 << 30);
+    iso.chunks(4096).for_each(|c| scan.feed(c));
+    let verdict = scan.finish();
+    assert_eq!(verdict.decision, Decision::Allow, "{:?}", verdict.kinds());
+    assert!(verdict.not_text.unwrap().contains("names are not read"));
+    let whole = evaluate_upload(&profile, &head.clone().body(&iso)).verdict;
+    assert_eq!(whole.decision, Decision::Allow);
+}

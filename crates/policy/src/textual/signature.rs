@@ -94,8 +94,9 @@ pub(crate) fn binary_signature(head: &[u8], tail: Option<&[u8]>) -> Option<Signa
         }
     }
     // An Apple disk image's signature is its trailer (TN1150 and `hdiutil`): "koly", 512
-    // bytes from the end.
+    // bytes from the end (or, in some tools' images and samples, at the start).
     let koly = tail.and_then(|t| t.len().checked_sub(512).map(|at| &t[at..]));
+    let koly = koly.filter(|t| t.starts_with(b"koly")).or(Some(head));
     koly.filter(|t| t.starts_with(b"koly") && !plain_text(head))
         .map(|_| Signature {
             name: FileFormat::AppleDiskImage.name().into(),
@@ -181,6 +182,10 @@ mod tests {
         let found = binary_signature(&dmg[..64], Some(&dmg)).expect("a DMG");
         assert!(found.unread_names);
         assert_eq!(binary_signature(&dmg[..64], None), None);
+        // Its trailer at the start, as some tools and samples put it.
+        let front = [&b"koly\0\0\0\x04\0\0\x02\0"[..], &[0x11; 100]].concat();
+        assert!(binary_signature(&front, None).unwrap().unread_names);
+        assert_eq!(binary_signature(b"koly is a word", None), None);
     }
 
     #[test]
