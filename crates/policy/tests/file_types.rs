@@ -173,6 +173,11 @@ fn grpc_messages_are_read_by_their_suffix() {
         f.extend_from_slice(payload);
         f
     };
+    let trailers = |lines: &[u8]| {
+        let mut f = frame(lines);
+        f[0] = 0x80;
+        f
+    };
     let json_clean = frame("{\"name\":\"Zoë\"}".as_bytes());
     let json_bad = frame(b"{\"name\":\"\\u0000/\xC0\xAE\"}");
     let proto = frame(b"\x0a\x03\xC0\xAE\x01");
@@ -186,6 +191,22 @@ fn grpc_messages_are_read_by_their_suffix() {
         ),
         ("application/grpc", &proto, Decision::Allow),
         ("application/grpc-web+proto", &proto, Decision::Allow),
+        // A gRPC-Web trailers message is header lines: text, whatever the suffix.
+        (
+            "application/grpc-web+proto",
+            &[proto.clone(), trailers(b"grpc-status: 0\r\n")].concat(),
+            Decision::Allow,
+        ),
+        (
+            "application/grpc-web+proto",
+            &[proto.clone(), trailers(b"x: /\xC0\xAE.\r\n")].concat(),
+            Decision::Reject,
+        ),
+        (
+            "application/grpc-web+json",
+            &[json_clean.clone(), trailers(b"x: \0\r\n")].concat(),
+            Decision::Reject,
+        ),
         // Not length-prefixed messages: read as text.
         ("application/grpc+proto", &ATTACK.to_vec(), Decision::Reject),
     ] {

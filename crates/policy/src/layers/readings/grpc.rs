@@ -4,11 +4,15 @@
 //! length, the message). Messages of a `+json` type are read as JSON, each at its index;
 //! protobuf messages are binary (`not_text`). A body that is not a sequence of messages is
 //! not what its label says and is read as text. A compressed JSON message cannot be read
-//! (its `grpc-encoding` is the head's): `unsupported_coding`. `application/grpc-web-text`
-//! (base64) is text and is not claimed here.
+//! (its `grpc-encoding` is the head's): `unsupported_coding`. A gRPC-Web trailers message
+//! (flag 0x80: HTTP/1 header lines) is text, checked whatever the suffix.
+//! `application/grpc-web-text` (base64) is text and is not claimed here.
 
 use super::super::decomposed::{Decomposed, whole_body};
 use super::super::reading::BodyReading;
+use core::ops::Range;
+
+use crate::field::{Container, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
@@ -46,11 +50,19 @@ fn read<'a>(
             );
             out.not_text = Some(message);
         }
+        let trailers = frames.into_iter().enumerate().filter(|(_, f)| f.trailers);
+        for (index, frame) in trailers {
+            trailer_lines(body, frame.payload, index, out);
+        }
         return;
     }
     let json = ContentType::parse(b"application/json");
     for (index, frame) in frames.into_iter().enumerate() {
         let at = Location::part(Part::Body).with_index(index);
+        if frame.trailers {
+            trailer_lines(body, frame.payload, index, out);
+            continue;
+        }
         if frame.compressed {
             let message = "a compressed gRPC message: its JSON is not read".to_string();
             out.structural_at(
@@ -70,4 +82,18 @@ fn read<'a>(
         second.relocate(&at);
         out.absorb_check_only(second);
     }
+}
+
+/// A gRPC-Web trailers message's payload (HTTP/1 header lines, text a backend reads): one
+/// text field at its index, checked and never rewritten (its length is in the frame).
+fn trailer_lines<'a>(
+    body: &'a [u8],
+    payload: Range<usize>,
+    index: usize,
+    out: &mut Decomposed<'a>,
+) {
+    let at = Location::part(Part::Body).with_index(index);
+    let mut field = Field::raw(at, &body[payload.clone()], Container::Body, payload);
+    field.check_only = true;
+    out.fields.push(field);
 }
