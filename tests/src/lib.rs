@@ -43,6 +43,7 @@ pub async fn poll_until(within: Duration, mut check: impl FnMut() -> bool) -> bo
     }
 }
 
+mod browser;
 mod client;
 mod data;
 mod fronts;
@@ -55,6 +56,7 @@ mod relay;
 mod upstream;
 mod websocket;
 
+pub use browser::*;
 pub use client::*;
 pub use data::*;
 pub use fronts::*;

@@ -10,10 +10,11 @@
 //! `json`; `tests/python/read_forms_stdlib.py`) for all of them, the multipart bodies
 //! (random boundary) included.
 
-use std::process::{Command, Stdio};
-
 use serde_json::{Value, json};
-use utf8gate_e2e::{Gateway, Recorded, ScratchDir, Upstream, front_tool, headless_chromium};
+use utf8gate_e2e::{
+    Gateway, Recorded, ScratchDir, Upstream, chromium_tool, headless_chromium, hex, page_results,
+    read_forms,
+};
 
 /// One case: a script's name, a text in it and a file name in it.
 struct Case {
@@ -82,45 +83,6 @@ fn urlencoded(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Reads `(kind, content type, body)` with `tests/python/read_forms_stdlib.py`.
-fn read_with_python(inputs: &[(&str, String, Vec<u8>)]) -> Vec<Value> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/python/read_forms_stdlib.py");
-    let input: Vec<Value> = inputs
-        .iter()
-        .map(|(kind, ct, body)| json!({"kind": kind, "content_type": ct, "body": hex(body)}))
-        .collect();
-    let dir = ScratchDir::new("chromium-python");
-    let input_file = dir.write("input.json", &serde_json::to_vec(&input).expect("JSON"));
-    let output = Command::new("python3")
-        .arg(script)
-        .stdin(std::fs::File::open(&input_file).expect("open input"))
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("python3 {script}: {e}"));
-    assert!(
-        output.status.success(),
-        "{script}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the reader's JSON")
-}
-
-/// The JSON text the page's script writes into `<pre id="results">`, unescaped from the DOM
-/// serialization (`&amp;`, `&lt;`, `&gt;` in text).
-fn results_of(dom: &str) -> Option<Value> {
-    let start = dom.find("<pre id=\"results\">")? + "<pre id=\"results\">".len();
-    let end = start + dom[start..].find("</pre>")?;
-    let text = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).ok()
-}
-
 fn record<'a>(records: &'a [Recorded], target_prefix: &str) -> &'a Recorded {
     let found: Vec<_> = records
         .iter()
@@ -136,12 +98,7 @@ fn header_str<'a>(r: &'a Recorded, name: &str) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_form_submissions_in_many_scripts_reach_the_upstream_unchanged() {
-    let Some(bin) = front_tool(
-        "chromium",
-        "CHROMIUM_BIN",
-        &["/usr/bin/chromium"],
-        "REQUIRE_CHROMIUM",
-    ) else {
+    let Some(bin) = chromium_tool() else {
         return;
     };
     let cases: Vec<Value> = CASES
@@ -158,7 +115,7 @@ async fn chromium_form_submissions_in_many_scripts_reach_the_upstream_unchanged(
     let args = ["--dump-dom", "--virtual-time-budget=30000"];
     let url = format!("http://{}/forms", gw.proxy);
     let dom = headless_chromium(&bin, &dir, "forms", &url, &args).await;
-    let results = results_of(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
+    let results = page_results(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
     assert_eq!(results["submitted"], 4 * CASES.len(), "{results}");
     assert_eq!(
         results["json_status"],
@@ -251,7 +208,7 @@ async fn chromium_form_submissions_in_many_scripts_reach_the_upstream_unchanged(
     }
 
     // Every submission read by Python's parsers, against the page's values.
-    let read = read_with_python(&readings);
+    let read = read_forms(std::path::Path::new("python3"), &readings);
     for (i, c) in CASES.iter().enumerate() {
         let pairs = json!([["script", c.script], ["text", c.text]]);
         assert_eq!(read[4 * i], pairs, "{}: urlencoded body", c.script);

@@ -10,13 +10,12 @@
 //! names and the media types Chromium put on them.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use base64::Engine;
 use serde_json::{Value, json};
 use utf8gate_e2e::{
-    Gateway, Recorded, ScratchDir, Upstream, front_tool, headless_chromium, pinned_python,
-    python_json,
+    Gateway, Recorded, ScratchDir, Upstream, chromium_tool, headless_chromium, hex, page_results,
+    pinned_python, python_json, read_forms,
 };
 
 /// The media type Chromium gives a `.docx` (`EXTENSION_TYPES` in `make_benign_files.py`).
@@ -100,42 +99,11 @@ const UPLOADS: [Upload; 2] = [
     },
 ];
 
-/// Lowercase hex, as `read_forms_stdlib.py` takes and gives bytes.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The JSON text the page writes into `<pre id="results">`, unescaped from the DOM
-/// serialization (`&amp;`, `&lt;`, `&gt;` in text).
-fn results_of(dom: &str) -> Option<Value> {
-    let start = dom.find("<pre id=\"results\">")? + "<pre id=\"results\">".len();
-    let end = start + dom[start..].find("</pre>")?;
-    let text = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).ok()
-}
-
 /// The parts of a multipart body as `tests/python/read_forms_stdlib.py` reads them with
 /// Python's `email` parser, run by `python`.
-fn email_parts(python: &Path, dir: &ScratchDir, content_type: &str, body: &[u8]) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/python/read_forms_stdlib.py");
-    let input = json!([{"kind": "multipart", "content_type": content_type, "body": hex(body)}]);
-    let input_file = dir.write("input.json", input.to_string().as_bytes());
-    let output = Command::new(python)
-        .arg(script)
-        .stdin(std::fs::File::open(&input_file).expect("open input"))
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("{} {script}: {e}", python.display()));
-    assert!(
-        output.status.success(),
-        "{script}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let mut read: Value = serde_json::from_slice(&output.stdout).expect("the reader's JSON");
-    read[0].take()
+fn email_parts(python: &Path, content_type: &str, body: &[u8]) -> Value {
+    let input = [("multipart", content_type.to_string(), body.to_vec())];
+    read_forms(python, &input).swap_remove(0)
 }
 
 /// One part as `read_forms_stdlib.py` gives it.
@@ -159,12 +127,7 @@ fn brief(r: &Recorded) -> String {
 /// the names and types Chromium put on them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_uploads_a_docx_and_a_png_through_the_proxy_byte_for_byte() {
-    let Some(bin) = front_tool(
-        "chromium",
-        "CHROMIUM_BIN",
-        &["/usr/bin/chromium"],
-        "REQUIRE_CHROMIUM",
-    ) else {
+    let Some(bin) = chromium_tool() else {
         return;
     };
     let Some(python) = pinned_python() else {
@@ -201,7 +164,7 @@ async fn chromium_uploads_a_docx_and_a_png_through_the_proxy_byte_for_byte() {
     let args = ["--dump-dom", "--virtual-time-budget=30000"];
     let url = format!("http://{}/files", gw.proxy);
     let dom = headless_chromium(&bin, &dir, "files", &url, &args).await;
-    let results = results_of(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
+    let results = page_results(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
     let types: Vec<_> = UPLOADS.iter().map(|u| u.media_type).collect();
     assert_eq!(results["types"], json!(types), "{results}");
     let sizes: Vec<_> = bytes.iter().map(Vec::len).collect();
@@ -232,7 +195,7 @@ async fn chromium_uploads_a_docx_and_a_png_through_the_proxy_byte_for_byte() {
     for (u, content) in UPLOADS.iter().zip(&bytes) {
         expected.push(part(u.field, Some(u.name), Some(u.media_type), content));
     }
-    let read = email_parts(&python, &dir, ct, &posted.body);
+    let read = email_parts(&python, ct, &posted.body);
     let read = read.as_array().cloned().unwrap_or_default();
     // The parts without their content (its size instead), then each content in full.
     let heads = |parts: &[Value]| -> Vec<Value> {

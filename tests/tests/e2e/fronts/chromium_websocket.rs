@@ -5,9 +5,10 @@
 //! a frame the upstream answers only once the socket is closed holds the page's load event
 //! (and the dump) until then, since virtual time does not wait for WebSocket messages.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use utf8gate_e2e::{
-    Gateway, OP_TEXT, ScratchDir, WsAnswer, WsUpstream, front_tool, headless_chromium,
+    Gateway, OP_TEXT, ScratchDir, WsAnswer, WsUpstream, chromium_tool, headless_chromium,
+    page_results,
 };
 
 const TEXTS: [&str; 7] = [
@@ -44,24 +45,9 @@ ws.onerror = () => { out.textContent = JSON.stringify({ error: true, got }); };
 </body></html>
 "#;
 
-fn results_of(dom: &str) -> Option<Value> {
-    let start = dom.find("<pre id=\"results\">")? + "<pre id=\"results\">".len();
-    let end = start + dom[start..].find("</pre>")?;
-    let text = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).ok()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_exchanges_websocket_messages_in_many_scripts_through_the_proxy() {
-    let Some(bin) = front_tool(
-        "chromium",
-        "CHROMIUM_BIN",
-        &["/usr/bin/chromium"],
-        "REQUIRE_CHROMIUM",
-    ) else {
+    let Some(bin) = chromium_tool() else {
         return;
     };
     let page = PAGE.replace("/*TEXTS*/", &json!(TEXTS).to_string());
@@ -73,7 +59,7 @@ async fn chromium_exchanges_websocket_messages_in_many_scripts_through_the_proxy
     let url = format!("http://{}/page", gw.proxy);
     let dom = headless_chromium(&bin, &dir, "websocket", &url, &args).await;
 
-    let results = results_of(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
+    let results = page_results(&dom).unwrap_or_else(|| panic!("no results in the DOM:\n{dom}"));
     assert_eq!(results["got"], json!(TEXTS), "{results}");
     assert_eq!(
         results["extensions"], "",

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use utf8gate_e2e::{Gateway, ScratchDir, front_tool, headless_chromium};
+use utf8gate_e2e::{Gateway, ScratchDir, chromium_tool, headless_chromium};
 
 /// Virtual time stands still while the scan is pending: the budget bounds the page's timers.
 const BUDGET: &str = "--virtual-time-budget=10000";
@@ -46,12 +46,7 @@ fn ci_logs() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_shows_findings_hex_lax_readings_and_sanitized_text_on_the_explain_page() {
-    let Some(bin) = front_tool(
-        "chromium",
-        "CHROMIUM_BIN",
-        &["/usr/bin/chromium"],
-        "REQUIRE_CHROMIUM",
-    ) else {
+    let Some(bin) = chromium_tool() else {
         return;
     };
     let gw = Box::pin(Gateway::start("[explain]\nenabled = true\n", None)).await;
