@@ -15,7 +15,6 @@ use crate::finding::FindingKind;
 /// Longest symbolic link target read.
 pub(super) const MAX_LINK: usize = 4096;
 
-const EOCD: &[u8] = b"PK\x05\x06";
 const CENTRAL: &[u8] = b"PK\x01\x02";
 const LOCAL: &[u8] = b"PK\x03\x04";
 
@@ -35,16 +34,8 @@ fn corrupt(at: usize, message: impl Into<String>) -> Refusal {
 
 /// The entries of the ZIP `body`, or why it is refused (corrupt, a limit).
 pub(super) fn entries(body: &[u8], limits: &Limits) -> Result<Vec<Entry>, Refusal> {
-    let floor = body.len().saturating_sub(22 + 0xFFFF);
-    let end = (floor..=body.len().saturating_sub(22))
-        .rev()
-        .find(|&p| {
-            // The record ends the body: its comment runs to the end, no byte after it.
-            let comment = u16_at(body, p + 20);
-            body[p..].starts_with(EOCD)
-                && comment.is_some()
-                && comment == body.len().checked_sub(p + 22)
-        })
+    // The record ends the body: its comment runs to the end, no byte after it.
+    let end = crate::textual::zip_end(body)
         .ok_or_else(|| corrupt(body.len(), "no end of central directory record"))?;
     let field = |at| u16_at(body, end + at).unwrap_or(0);
     let count = field(10);
