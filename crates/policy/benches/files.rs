@@ -8,8 +8,9 @@
 //!   least a proxy does with them).
 //! * `whole`: an 8 MiB body evaluated whole: a PNG (judged binary by its signature), a ZIP's
 //!   end-record search at its worst (its last 64 KiB all `PK\x05\x06` with wrong comment
-//!   lengths), protobuf checked by its shape (clean, and at its worst: nested groups), against
-//!   clean ASCII text of the same size.
+//!   lengths), protobuf checked by its shape (clean, and at its worst: nested groups), a gRPC
+//!   message of JSON and tiny gRPC messages one after another, against clean ASCII text of
+//!   the same size.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -105,6 +106,15 @@ fn whole(c: &mut Criterion) {
     let text: Vec<u8> = (0..size).map(|i| b"abcdefgh ij\n"[i % 12]).collect();
     let mut zip_worst = binary(PNG, size - CHUNK);
     zip_worst.extend_from_slice(&b"PK\x05\x06".repeat(CHUNK / 4));
+    let frame = |payload: &[u8]| {
+        let len = u32::try_from(payload.len())
+            .expect("under 4 GiB")
+            .to_be_bytes();
+        [&[0][..], &len, payload].concat()
+    };
+    let words: Vec<u8> = (0..size - 20).map(|i| b"abcdefgh ij "[i % 12]).collect();
+    let json: Vec<u8> = [&b"[\""[..], &words, b"\"]"].concat();
+    let tiny = frame(b"{\"a\":\"b\"}").repeat(size / 14);
     let cases = [
         ("text", upload("text/plain", &text)),
         ("png", upload("image/png", &binary(PNG, size))),
@@ -117,6 +127,8 @@ fn whole(c: &mut Criterion) {
             "protobuf_worst",
             upload("application/x-protobuf", &protobuf(size, true)),
         ),
+        ("grpc_json", upload("application/grpc+json", &frame(&json))),
+        ("grpc_tiny_messages", upload("application/grpc+json", &tiny)),
     ];
     let mut group = c.benchmark_group("files/whole");
     group
@@ -125,13 +137,12 @@ fn whole(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(size as u64));
     for (name, request) in &cases {
         let verdict = evaluate_upload(&profile, request).verdict;
-        assert_eq!(
-            verdict.decision,
-            Decision::Allow,
-            "{name}: {:?}",
-            verdict.kinds()
-        );
-        assert_eq!(verdict.not_text.is_some(), *name != "text", "{name}");
+        // Tiny messages are refused past `max_multipart_parts` of them.
+        let refused = *name == "grpc_tiny_messages";
+        let allowed = verdict.decision == Decision::Allow;
+        assert_eq!(allowed, !refused, "{name}: {:?}", verdict.kinds());
+        let text = matches!(*name, "text" | "grpc_json") || refused;
+        assert_eq!(verdict.not_text.is_none(), text, "{name}");
         group.bench_with_input(BenchmarkId::new(*name, "8MiB"), request, |b, r| {
             b.iter(|| evaluate_upload(&profile, black_box(r)).verdict.decision)
         });

@@ -84,6 +84,12 @@ fn body_of(size: usize, prefix: &[u8], piece: &[u8], suffix: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `payload` as one gRPC length-prefixed message.
+fn grpc(payload: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(payload.len()).expect("a message under 4 GiB");
+    [&[0][..], &len.to_be_bytes(), payload].concat()
+}
+
 /// One XML element of about `size` bytes whose attributes (distinct names, empty values)
 /// come one every 6 to 8 bytes.
 fn attributes(size: usize) -> Vec<u8> {
@@ -159,6 +165,31 @@ fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ),
         ("xml comments", xml, body(b"<r>", b"<!--\x80-->", b"</r>")),
         ("xml one element's attributes", xml, attributes(SIZE)),
+        // Bodies judged by their bytes (issue 42): a gRPC message of JSON strings, clean, and
+        // tiny messages one after another; protobuf of nested groups (the shape check's
+        // worst); CBOR nested arrays (no shape: read as text); an image whose last 64 KiB are
+        // end-record signatures.
+        (
+            "clean grpc json",
+            "application/grpc+json",
+            grpc(&body(b"[\"", "héllo wörld ".as_bytes(), b"\"]")),
+        ),
+        (
+            "grpc tiny messages",
+            "application/grpc+json",
+            body(b"", &grpc(b"{\"a\":\"b\"}"), b""),
+        ),
+        (
+            "protobuf groups",
+            "application/x-protobuf",
+            body(b"", b"\x0b\x0c", b""),
+        ),
+        ("cbor nested", "application/cbor", body(b"", b"\x9f", b"")),
+        (
+            "image end records",
+            "image/png",
+            body(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", b"PK\x05\x06", b""),
+        ),
         (
             "yaml many scalars",
             yaml,

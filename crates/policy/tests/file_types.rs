@@ -224,6 +224,35 @@ fn grpc_messages_are_read_by_their_suffix() {
     }
 }
 
+/// Each gRPC message is a document of its own: at most `max_multipart_parts` of them are
+/// read, and reading stops at the first refused, so findings never add up per message.
+#[test]
+fn grpc_messages_are_bounded_and_read_up_to_the_first_refusal() {
+    let frame = |payload: &[u8]| {
+        let len = u32::try_from(payload.len()).unwrap().to_be_bytes();
+        [&[0][..], &len, payload].concat()
+    };
+    let profile = Profile::strict();
+    let most = profile.limits.max_multipart_parts;
+    let verdict = |body: &[u8]| {
+        let request = Request::new("POST", b"/svc/M")
+            .header("Host", b"h")
+            .header("Content-Type", b"application/grpc+json")
+            .body(body);
+        evaluate(&profile, &request).verdict
+    };
+    let clean = frame(b"{\"a\":\"b\"}");
+    assert_eq!(verdict(&clean.repeat(most)).decision, Decision::Allow);
+    let over = verdict(&clean.repeat(most + 1));
+    assert_eq!(over.kinds(), ["limit_exceeded"]);
+    let broken = [frame(b"{"), frame(b"{"), frame(b"[\"\\u0000\"]")].concat();
+    let v = verdict(&broken);
+    assert_eq!(
+        (v.kinds(), v.counts["malformed_body"]),
+        (vec!["malformed_body"], 1)
+    );
+}
+
 #[test]
 fn every_multipart_subtype_is_read_part_by_part() {
     let related = |attachment: &[u8], root: &[u8]| {

@@ -115,21 +115,39 @@ pub(crate) struct GrpcFrame {
 
 /// The gRPC length-prefixed messages (a flag byte, a 4-byte big-endian length, the payload)
 /// covering `body` exactly, in order (an empty body: none); `None` when frames do not cover
-/// it or a flag has a bit other than 0 (compressed) or 7 (gRPC-Web trailers).
-pub(crate) fn grpc_frames(body: &[u8]) -> Option<Vec<GrpcFrame>> {
-    let mut frames = Vec::new();
-    let mut pos = 0;
-    while let Some(&flag) = body.get(pos) {
-        (flag & !0x81 == 0).then_some(())?;
-        let mut at = pos + 1;
-        pos = take(body, &mut at, 4).and_then(|len| skip(body, at, len))?;
-        frames.push(GrpcFrame {
+/// it or a flag has a bit other than 0 (compressed) or 7 (gRPC-Web trailers). Checked in one
+/// pass, then read one at a time: nothing is kept per message.
+pub(crate) fn grpc_frames(body: &[u8]) -> Option<GrpcFrames<'_>> {
+    let frames = GrpcFrames { body, pos: 0 };
+    frames.clone().try_fold((), |(), f| f.map(|_| ()))?;
+    Some(frames)
+}
+
+/// The messages of a body, one at a time; `None` in place of a message that is not one.
+#[derive(Clone)]
+pub(crate) struct GrpcFrames<'a> {
+    body: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for GrpcFrames<'_> {
+    type Item = Option<GrpcFrame>;
+
+    fn next(&mut self) -> Option<Option<GrpcFrame>> {
+        let body = self.body;
+        let &flag = body.get(self.pos)?;
+        let mut at = self.pos + 1;
+        let end = (flag & !0x81 == 0)
+            .then(|| take(body, &mut at, 4).and_then(|len| skip(body, at, len)))
+            .flatten();
+        // A message that is not one ends the reading.
+        self.pos = end.unwrap_or(body.len());
+        Some(end.map(|end| GrpcFrame {
             compressed: flag & 0x01 != 0,
             trailers: flag & 0x80 != 0,
-            payload: at..pos,
-        });
+            payload: at..end,
+        }))
     }
-    Some(frames)
 }
 
 /// The big-endian number in the `n` (at most 8) bytes at `*pos`; `*pos` moves past them.

@@ -306,7 +306,7 @@ fn grpc() {
     };
     let trailers = b"grpc-status:0\r\n";
     let body = [frame(0, b"hello"), frame(1, b""), frame(0x80, trailers)].concat();
-    let frames = grpc_frames(&body).expect("frames");
+    let frames: Vec<_> = grpc_frames(&body).expect("frames").flatten().collect();
     let expected = [
         (false, false, 5..10),
         (true, false, 15..15),
@@ -319,7 +319,7 @@ fn grpc() {
     assert_eq!(got, expected);
     assert_eq!(&body[frames[2].payload.clone()], trailers);
     assert!(Shape::GrpcFrames.fits(&body));
-    assert_eq!(grpc_frames(b""), Some(Vec::new()));
+    assert_eq!(grpc_frames(b"").map(Iterator::count), Some(0));
     let cut = frame(0x81, b"x")[..5].to_vec();
     for bad in [
         frame(2, b"x"),
@@ -328,7 +328,7 @@ fn grpc() {
         hex("00 00 00"),
         hex("00 ff ff ff ff 00"),
     ] {
-        assert_eq!(grpc_frames(&bad), None, "{bad:?}");
+        assert!(grpc_frames(&bad).is_none(), "{bad:?}");
         assert!(!Shape::GrpcFrames.fits(&bad));
     }
     assert!(!Shape::GrpcFrames.fits(&[frame(0, b"a"), vec![0]].concat()));

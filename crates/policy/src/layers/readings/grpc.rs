@@ -3,7 +3,9 @@
 //! messages (gRPC over HTTP/2, "Length-Prefixed-Message": a flag byte, a 4-byte big-endian
 //! length, the message). Messages of a `+json` type are read as JSON, each at its index;
 //! protobuf messages are binary (`not_text`). A body that is not a sequence of messages is
-//! not what its label says and is read as text. A compressed JSON message cannot be read
+//! not what its label says and is read as text. At most `max_multipart_parts` messages are
+//! read (each a document of its own; past it, `limit_exceeded`), and reading stops at the
+//! first message refused: findings and fields never add up per message. A compressed JSON message cannot be read
 //! (its `grpc-encoding` is the head's): `unsupported_coding`. A gRPC-Web trailers message
 //! (flag 0x80: HTTP/1 header lines) is text, checked whatever the suffix.
 //! `application/grpc-web-text` (base64) is text and is not claimed here.
@@ -50,15 +52,21 @@ fn read<'a>(
             );
             out.not_text = Some(message);
         }
-        let trailers = frames.into_iter().enumerate().filter(|(_, f)| f.trailers);
-        for (index, frame) in trailers {
+        let trailers = frames.flatten().enumerate().filter(|(_, f)| f.trailers);
+        for (index, frame) in trailers.take(profile.limits.max_multipart_parts) {
             trailer_lines(body, frame.payload, index, out);
         }
         return;
     }
     let json = ContentType::parse(b"application/json");
-    for (index, frame) in frames.into_iter().enumerate() {
+    for (index, frame) in frames.flatten().enumerate() {
         let at = Location::part(Part::Body).with_index(index);
+        if index == profile.limits.max_multipart_parts {
+            // Each message is a document of its own: their count is bounded as parts are.
+            let message = format!("more than {index} gRPC messages (max_multipart_parts)");
+            out.structural_at(at, FindingKind::LimitExceeded, frame.payload.start, message);
+            return;
+        }
         if frame.trailers {
             trailer_lines(body, frame.payload, index, out);
             continue;
@@ -71,7 +79,7 @@ fn read<'a>(
                 frame.payload.start,
                 message,
             );
-            continue;
+            return;
         }
         let mut second = out.second();
         let payload = &body[frame.payload.clone()];
@@ -79,8 +87,13 @@ fn read<'a>(
         for (_, finding) in &mut second.structural {
             finding.offset += frame.payload.start;
         }
+        // A message that is not JSON (or past a limit) refuses the body: the rest is not read.
+        let refused = !second.structural.is_empty();
         second.relocate(&at);
         out.absorb_check_only(second);
+        if refused {
+            return;
+        }
     }
 }
 
