@@ -13,7 +13,7 @@ use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request};
-use crate::textual::{Content, JUDGE_BYTES, ZIP_TAIL, judge, zip_end};
+use crate::textual::{Added, Content, JUDGE_BYTES, ZIP_TAIL, judge, zip_end};
 use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
@@ -41,8 +41,8 @@ pub struct BodyScan<'p> {
     /// Where the last [`ZIP_TAIL`] bytes start when the body's length is known
     /// ([`BodyScan::expect_len`]): the bytes before are not kept.
     tail_from: u64,
-    /// The types the profile takes as binary without a signature (`[readings] binary_types`).
-    binary_types: Vec<String>,
+    /// The types the profile adds to the rule (`[readings] text_types`, `binary_types`).
+    added: Added<'p>,
     offset: usize,
     /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
     found: Found,
@@ -72,7 +72,7 @@ impl<'p> BodyScan<'p> {
             content_type: ContentType::parse(b""),
             tail: None,
             tail_from: 0,
-            binary_types: Vec::new(),
+            added: profile.readings.added_types(),
             offset: 0,
             found,
             stopped: None,
@@ -92,7 +92,6 @@ impl<'p> BodyScan<'p> {
             .content_type()
             .unwrap_or_else(|| ContentType::parse(b""));
         scan.judged = !profile.scan_binary;
-        scan.binary_types.clone_from(&profile.readings.binary_types);
         scan.content_type = ct;
         let mut limits = profile.limits;
         limits.max_decoded_bytes = usize::try_from(max_decoded).unwrap_or(usize::MAX);
@@ -188,7 +187,7 @@ impl<'p> BodyScan<'p> {
         let ct = &self.content_type;
         let claimed = crate::layers::readings::claiming(ct).is_some();
         let judged = match self.judged {
-            true => judge(ct, claimed, &head, None, true, &self.binary_types),
+            true => judge(ct, claimed, &head, None, true, self.added),
             false => Content::Declared,
         };
         let archive = crate::layers::readings::archive_in(ct, &head);

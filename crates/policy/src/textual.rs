@@ -36,6 +36,16 @@ pub const SNIFF_BYTES: usize = 8 * 1024;
 /// table, the deepest an ISO 9660 image's (`CD001` at 32 769, 34 817 or 36 865).
 pub(crate) const JUDGE_BYTES: usize = 40 * 1024;
 
+/// The media types a profile adds to the rule: `[readings] text_types`, read as their type
+/// says whatever their bytes, and `binary_types`, binary without a signature to show it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Added<'a> {
+    /// Types added to the text types.
+    pub(crate) text: &'a [String],
+    /// Types taken as binary when no archive is in their bytes.
+    pub(crate) binary: &'a [String],
+}
+
 /// What a body is, by its type and bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Content {
@@ -56,18 +66,17 @@ const GZIP: &str = "application/gzip";
 /// the body is shorter) and, when the whole body is at hand, the body itself (`whole`: its
 /// end has a ZIP's end record and a disk image's trailer). `claimed` says a body reading
 /// claims the type. `file_sniff` applies the WHATWG rule to a body of no type (an upload).
-/// `binary_types` are the types a profile takes as binary without a signature
-/// (`[readings] binary_types`).
+/// `added` are the types the profile adds (`[readings] text_types`, `binary_types`).
 pub(crate) fn judge(
     ct: &ContentType,
     claimed: bool,
     head: &[u8],
     whole: Option<&[u8]>,
     file_sniff: bool,
-    binary_types: &[String],
+    added: Added,
 ) -> Content {
     let essence = ct.essence.as_str();
-    if is_text_type(essence) {
+    if is_text_type(essence) || added.text.iter().any(|t| t == essence) {
         return Content::Declared;
     }
     // A gzip of anything but a tar is compressed data, whatever reading claims its type.
@@ -105,7 +114,7 @@ pub(crate) fn judge(
             ));
         }
     }
-    if binary_types.iter().any(|t| t == essence) {
+    if added.binary.iter().any(|t| t == essence) {
         return Content::Binary(format!(
             "{essence}: binary by the profile ([readings] binary_types), not read as text"
         ));
@@ -124,7 +133,14 @@ pub(crate) fn judge(
 /// [`WHATWG_HEAD`] bytes (the WHATWG rule). An archive is neither (it is read).
 pub fn looks_binary(head: &[u8]) -> bool {
     matches!(
-        judge(&ContentType::parse(b""), false, head, None, true, &[]),
+        judge(
+            &ContentType::parse(b""),
+            false,
+            head,
+            None,
+            true,
+            Added::default()
+        ),
         Content::Binary(_)
     )
 }

@@ -27,8 +27,8 @@ pub(crate) fn body<'a>(
         .content_type()
         .unwrap_or_else(|| ContentType::parse(b""));
     let claimed = readings::claiming(&declared_ct).is_some();
-    let trusted = &profile.readings.binary_types;
-    let ct = match textual::judge(&declared_ct, claimed, body, Some(body), upload, trusted) {
+    let added = profile.readings.added_types();
+    let ct = match textual::judge(&declared_ct, claimed, body, Some(body), upload, added) {
         Content::Declared => declared_ct,
         Content::Archive(essence) => ContentType::parse(essence.as_bytes()),
         Content::Binary(_) if scan_binary => declared_ct,
@@ -103,8 +103,8 @@ pub(crate) fn whole_or_said<'a>(
             let value = request.header_value("content-type");
             let ct = ContentType::parse(value.unwrap_or_default());
             let claimed = readings::claiming(&ct).is_some();
-            let trusted = &profile.readings.binary_types;
-            let content = textual::judge(&ct, claimed, body, None, false, trusted);
+            let added = profile.readings.added_types();
+            let content = textual::judge(&ct, claimed, body, None, false, added);
             if matches!(content, Content::Binary(_)) && !scan_binary {
                 // Not read whole either: nothing is lost by the cut.
                 return false;

@@ -140,8 +140,8 @@ pub(crate) fn multipart_body<'a>(
             true => Content::Declared,
             false => {
                 let ct = ContentType::parse(declared.as_bytes());
-                let trusted = &profile.readings.binary_types;
-                crate::textual::judge(&ct, false, content, Some(content), false, trusted)
+                let added = profile.readings.added_types();
+                crate::textual::judge(&ct, false, content, Some(content), false, added)
             }
         };
         if judged != Content::Declared {

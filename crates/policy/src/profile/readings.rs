@@ -135,6 +135,20 @@ pub struct Readings {
     /// signature or shape to show it (`model/stl`, a vendor's format): not read as text. Empty
     /// by default: a label never hides text (`crate::textual`).
     pub binary_types: Vec<String>,
+    /// Media types (lowercase essences) this deployment's backends read as text, added to the
+    /// text types (`crate::textual`): read as their type says, whatever their bytes (a
+    /// signature in them does not make them binary). Empty by default.
+    pub text_types: Vec<String>,
+}
+
+impl Readings {
+    /// The types this profile adds to the rule of what is text.
+    pub(crate) fn added_types(&self) -> crate::textual::Added<'_> {
+        crate::textual::Added {
+            text: &self.text_types,
+            binary: &self.binary_types,
+        }
+    }
 }
 
 impl Default for Readings {
@@ -154,6 +168,7 @@ impl Default for Readings {
             yaml_aliases: YamlAliasReading::default(),
             archive_contents: ArchiveContentsReading::default(),
             binary_types: Vec::new(),
+            text_types: Vec::new(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::*;
 fn judged(content_type: &str, body: &[u8], upload: bool) -> Content {
     let ct = ContentType::parse(content_type.as_bytes());
     let claimed = crate::layers::readings::claiming(&ct).is_some();
-    judge(&ct, claimed, body, Some(body), upload, &[])
+    judge(&ct, claimed, body, Some(body), upload, Added::default())
 }
 
 fn binary(content_type: &str, body: &[u8]) -> bool {
@@ -87,7 +87,7 @@ fn a_polyglot_is_read_as_the_archive_at_its_end() {
     // Its head alone is an image.
     let ct = ContentType::parse(b"image/gif");
     assert!(matches!(
-        judge(&ct, false, &gif[..20], None, false, &[]),
+        judge(&ct, false, &gif[..20], None, false, Added::default()),
         Content::Binary(_)
     ));
 }
@@ -135,10 +135,13 @@ fn serializations_without_a_signature_are_binary_by_their_shape() {
     // A cut body's shape is unknown: binary data bytes in its head decide.
     let ct = ContentType::parse(b"application/x-protobuf");
     assert!(matches!(
-        judge(&ct, false, protobuf, None, false, &[]),
+        judge(&ct, false, protobuf, None, false, Added::default()),
         Content::Binary(_)
     ));
-    assert_eq!(judge(&ct, false, text, None, false, &[]), Content::Declared);
+    assert_eq!(
+        judge(&ct, false, text, None, false, Added::default()),
+        Content::Declared
+    );
 }
 
 #[test]
@@ -157,19 +160,42 @@ fn untyped_input_is_skipped_only_when_binary() {
 fn a_profile_may_trust_a_label_without_a_signature() {
     let stl = b"solid\0\0\0\x01\0\0\x80?\xC0\xAE";
     let ct = ContentType::parse(b"model/stl");
-    let trusted = ["model/stl".to_string()];
+    let stl_type = ["model/stl".to_string()];
+    let trusted = Added {
+        binary: &stl_type,
+        ..Added::default()
+    };
     assert_eq!(
-        judge(&ct, false, stl, Some(stl), false, &[]),
+        judge(&ct, false, stl, Some(stl), false, Added::default()),
         Content::Declared
     );
-    match judge(&ct, false, stl, Some(stl), false, &trusted) {
+    match judge(&ct, false, stl, Some(stl), false, trusted) {
         Content::Binary(why) => assert!(why.contains("binary_types"), "{why}"),
         other => panic!("{other:?}"),
     }
     // Bytes still come first: a ZIP under a trusted type is read for its names.
     let zip = b"PK\x03\x04\x14\0";
     assert_eq!(
-        judge(&ct, false, zip, Some(zip), false, &trusted),
+        judge(&ct, false, zip, Some(zip), false, trusted),
         Content::Archive("application/zip")
+    );
+}
+
+#[test]
+fn a_profile_may_add_text_types() {
+    let ct = ContentType::parse(b"application/x-notes");
+    let png = [PNG, b"notes".as_slice()].concat();
+    assert!(matches!(
+        judge(&ct, false, &png, Some(&png), false, Added::default()),
+        Content::Binary(_)
+    ));
+    let notes = ["application/x-notes".to_string()];
+    let added = Added {
+        text: &notes,
+        ..Added::default()
+    };
+    assert_eq!(
+        judge(&ct, false, &png, Some(&png), false, added),
+        Content::Declared
     );
 }
