@@ -42,6 +42,7 @@ if ! up_to_date; then
     # Fail now, not in the test, if a parser does not import.
     "$py" - >&2 <<'PY'
 import python_multipart, werkzeug, multipart, lxml.etree, yaml, ruamel.yaml
+import django.http.cookie, idna
 assert hasattr(multipart, "PushMultipartParser"), "defnull multipart shadowed"
 PY
     cp "$req" "$stamp"

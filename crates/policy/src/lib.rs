@@ -58,8 +58,9 @@ pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
-    ArchiveContentsReading, CharsetReading, CodingReading, Limits, PartEncodingReading,
-    PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading, YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, JsonKeyReading, Limits,
+    PartEncodingReading, PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading,
+    YamlAliasReading,
 };
 pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;

@@ -24,8 +24,8 @@ use error::{line_of, nth_line_of};
 pub use limits::Limits;
 use raw_rule::RawRule;
 pub use readings::{
-    ArchiveContentsReading, CharsetReading, CodingReading, PartEncodingReading, PathBackend,
-    Readings, XmlDoctypeReading, YamlAliasReading,
+    ArchiveContentsReading, CharsetReading, CodingReading, JsonKeyReading, PartEncodingReading,
+    PathBackend, Readings, XmlDoctypeReading, YamlAliasReading,
 };
 use table::ActionTable;
 

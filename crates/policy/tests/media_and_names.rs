@@ -244,6 +244,10 @@ fn a_json_key_given_twice_is_two_readings() {
         br#"{"role":"user","\u0072ole":"admin"}"#,
         br#"{"a":{"b":1,"b":2}}"#,
         br#"[{"k":1},{"k":2,"k":3}]"#,
+        // One key once normalized, as a sanitized body would hold it.
+        br#"{"r\u00e9":1,"re\u0301":2}"#,
+        // To Go, `is_admin` (U+017F folds to `s`).
+        "{\"is_admin\":false,\"i\u{17f}_admin\":true}".as_bytes(),
     ] {
         for profile in profiles() {
             rejects_with(
@@ -259,7 +263,7 @@ fn a_json_key_given_twice_is_two_readings() {
     for fine in [
         &br#"{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#[..],
         br#"{"a/b":1,"a":{"b":2}}"#,
-        br#"{"r\u00e9":1,"re\u0301":2}"#,
+        br#"{"is_admin":1,"IS_ADMIN":2}"#,
     ] {
         let e = evaluate(&strict, &post(json, None, fine)).verdict;
         assert!(

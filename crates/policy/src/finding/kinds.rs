@@ -226,9 +226,11 @@ kinds! {
     /// `chunked` named twice.
     AmbiguousFraming = "ambiguous_framing", High, Reading, "RFC 9112 §6.1, §6.3; CWE-444",
         "has two framings (Content-Length and Transfer-Encoding, or chunked twice), which proxies and backends read differently";
-    /// A key repeated in one JSON object once its escapes are decoded (`"a"` and `"\u0061"`):
-    /// some parsers keep the first value, others the last.
-    AmbiguousJsonKey = "ambiguous_json_key", High, Reading, "RFC 8259 §4; RFC 7493 §2.3",
+    /// A key repeated in one JSON object once its escapes are decoded and it is in NFC (`"a"`
+    /// and `"\u0061"`): some parsers keep the first value, others the last; a key Go's
+    /// case folding reads as an ASCII key (U+017F, U+212A); under `json_keys = "go"`, keys
+    /// equal under simple case folding.
+    AmbiguousJsonKey = "ambiguous_json_key", High, Reading, "RFC 8259 §4; RFC 7493 §2.3; Unicode CaseFolding.txt",
         "has a JSON object with a key given twice, whose first or last value parsers keep";
     /// An XML document type declaration that declares entities or attribute defaults, or names
     /// an external DTD to load: parsers that expand or load it read text (or attributes) that
@@ -246,6 +248,12 @@ kinds! {
     /// extractor's code page), a tar's ustar, GNU long-name and PAX `path` readings disagree.
     AmbiguousArchiveName = "ambiguous_archive_name", High, Reading, "APPNOTE 6.3.10 §4.4.4, §4.6.9, Appendix D; POSIX pax; CVE-2025-62518",
         "has an archive entry whose name extractors read as different files";
+    /// A `Cookie` pair that frameworks split or name differently: a quoted value that does not
+    /// end in its pair (Werkzeug reads it across `;`, Django splits it), white space at an end of a name or value that Python's `str.strip` removes
+    /// (Django reads `\u2000__Host-x` as `__Host-x`), a DQUOTE or backslash in a name, a `$`
+    /// name (an RFC 2109 attribute to Tomcat and Jetty, a cookie to the rest).
+    AmbiguousCookie = "ambiguous_cookie", High, Reading, "RFC 6265 §4.1.1, §5.4; RFC 2109 §4.4; PortSwigger, Cookie Chaos (2025)",
+        "has a cookie that frameworks split or name differently (a quoted value across ';', white space Python strips, an RFC 2109 attribute)";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

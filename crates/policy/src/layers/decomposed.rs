@@ -1,6 +1,6 @@
 //! What the layers make of a request: its fields, and findings about its structure.
 
-use crate::field::{Container, Field};
+use crate::field::{Container, Encoding, Field, FieldBytes};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 
@@ -54,6 +54,29 @@ impl Default for Decomposed<'_> {
 }
 
 impl<'a> Decomposed<'a> {
+    /// A check-only reading of header `header` (a cookie, a URL's path, a decoded parameter),
+    /// with the findings of the layer that decoded it.
+    pub(super) fn header_reading(
+        &mut self,
+        location: Location,
+        bytes: FieldBytes<'a>,
+        header: usize,
+        findings: crate::found::Found,
+    ) {
+        self.fields.push(Field {
+            location,
+            bytes,
+            container: Container::Header(header),
+            span: 0..0,
+            encoding: Encoding::Raw,
+            at_body_start: false,
+            layer_findings: findings.boxed(),
+            check_only: true,
+            proven_clean: 0,
+            document: None,
+        });
+    }
+
     /// Nothing yet, with room for `profile`'s number of detailed findings.
     pub(crate) fn new(profile: &crate::profile::Profile) -> Self {
         Decomposed {

@@ -2,8 +2,7 @@
 //! readings, each checked like the part of a URL it amounts to, so that the same payload gets
 //! the same verdict in a query value and in every header a backend decodes:
 //!
-//! * `Cookie` (RFC 6265 §4.2 pairs): names and values percent-decoded, as PHP's `$_COOKIE` and
-//!   Express's cookie-parser read them (query rules).
+//! * `Cookie` (RFC 6265 §4.2 pairs): as frameworks read them (`super::cookies`).
 //! * URL-valued headers (`Referer`, `Origin`, configured names): the URL's path (path rules)
 //!   and query (query rules), as applications that redirect to them read them.
 //! * Path-override headers (`X-Original-URL`, `X-Rewrite-URL`, `X-Forwarded-Prefix`,
@@ -12,7 +11,7 @@
 
 use super::decomposed::{Decomposed, Fields};
 use super::{path, percent, query};
-use crate::field::{Container, Encoding, Field, FieldBytes};
+use crate::field::Container;
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
@@ -26,90 +25,12 @@ pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut De
         let name = name.as_str();
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
         if name.eq_ignore_ascii_case("cookie") {
-            cookies(value, i, profile, &mut cookies_read, out);
+            super::cookies::cookies(value, i, profile, &mut cookies_read, out);
         } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
             url(name, value, i, profile, out);
         }
         if value.contains(&b'*') && value.windows(2).any(|w| w == b"*=") {
             extended_parameters(name, value, i, out);
-        }
-    }
-}
-
-fn push<'a>(
-    out: &mut Decomposed<'a>,
-    location: Location,
-    bytes: FieldBytes<'a>,
-    header: usize,
-    findings: crate::found::Found,
-) {
-    out.fields.push(Field {
-        location,
-        bytes,
-        container: Container::Header(header),
-        span: 0..0,
-        encoding: Encoding::Raw,
-        at_body_start: false,
-        layer_findings: findings.boxed(),
-        check_only: true,
-        proven_clean: 0,
-        document: None,
-    });
-}
-
-/// `name=value; name2="value2"` pairs, each side percent-decoded (`+` kept: Express does not
-/// read it as a space, PHP does, and a space changes no check). `read` counts the pairs of
-/// every `Cookie` line of the request, which are one list (RFC 6265 §5.4, RFC 9113 §8.2.3):
-/// past `max_parameters` of them, one `limit_exceeded` and no more fields.
-fn cookies<'a>(
-    value: &'a [u8],
-    header: usize,
-    profile: &Profile,
-    read: &mut usize,
-    out: &mut Decomposed<'a>,
-) {
-    let max = profile.limits.max_parameters;
-    for (index, pair) in value.split(|&b| b == b';').enumerate() {
-        if *read >= max {
-            if *read == max {
-                let message = format!("more than {max} cookies");
-                out.structural_named(
-                    Part::Header,
-                    "cookie",
-                    FindingKind::LimitExceeded,
-                    0,
-                    message,
-                );
-            }
-            *read = max.saturating_add(1);
-            return;
-        }
-        *read += 1;
-        let pair = trim(pair);
-        if pair.is_empty() {
-            continue;
-        }
-        let (raw_name, raw_value) = match pair.iter().position(|&b| b == b'=') {
-            Some(eq) => (trim(&pair[..eq]), Some(trim(&pair[eq + 1..]))),
-            None => (pair, None),
-        };
-        let (name, name_findings) = percent::decode(raw_name, false, &mut out.layer_room);
-        let location = |part| Location::part(part).with_name(&name).with_index(index);
-        push(
-            out,
-            location(Part::CookieName),
-            name.clone(),
-            header,
-            name_findings,
-        );
-        if let Some(raw_value) = raw_value {
-            // RFC 6265 §4.1.1: a cookie-value may be wrapped in DQUOTEs.
-            let inner = match raw_value {
-                [b'"', inner @ .., b'"'] => inner,
-                v => v,
-            };
-            let (bytes, findings) = percent::decode(inner, false, &mut out.layer_room);
-            push(out, location(Part::CookieValue), bytes, header, findings);
         }
     }
 }
@@ -150,7 +71,7 @@ fn url<'a>(
         let (path_bytes, mut findings) = percent::decode(raw_path, false, &mut out.layer_room);
         percent::encoded_separators(raw_path, &mut findings);
         path::backend_readings(&path_bytes, profile.readings.path_backend, out);
-        push(out, location(), path_bytes, header, findings);
+        out.header_reading(location(), path_bytes, header, findings);
     }
     if let Some(raw_query) = raw_query {
         let mut fields = Fields::new();
@@ -211,6 +132,6 @@ fn extended_parameters<'a>(name: &str, value: &'a [u8], header: usize, out: &mut
         }
         let (bytes, findings) = percent::decode(&ext[tail..], false, &mut out.layer_room);
         let location = Location::part(Part::HeaderParameter).with_name(name.as_bytes());
-        push(out, location, bytes, header, findings);
+        out.header_reading(location, bytes, header, findings);
     }
 }

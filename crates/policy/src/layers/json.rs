@@ -28,6 +28,7 @@ pub(crate) use tokens::Tokens;
 
 mod checked;
 mod error;
+mod fold;
 mod keys;
 mod pointer;
 mod proof;

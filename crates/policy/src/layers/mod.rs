@@ -2,6 +2,7 @@
 
 pub(crate) mod body;
 pub mod coding;
+mod cookies;
 mod decomposed;
 pub(crate) mod head;
 mod header_names;

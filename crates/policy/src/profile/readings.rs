@@ -94,6 +94,21 @@ pub enum ArchiveContentsReading {
     Text,
 }
 
+/// How the keys of one JSON object are told apart (`layers::json::fold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonKeyReading {
+    /// Keys compared in NFC (default): a key given twice once its escapes are decoded and it
+    /// is normalized, and a key with a character Go's case folding maps into ASCII (U+017F,
+    /// U+212A), are `ambiguous_json_key`.
+    #[default]
+    Exact,
+    /// As `exact`, and keys also compared by Unicode simple case folding, as Go's
+    /// `encoding/json` binds them to struct fields: `action` beside `ACTION` is
+    /// `ambiguous_json_key`. For routes whose backend is written in Go.
+    Go,
+}
+
 impl PathBackend {
     /// `true` if `;` starts a path parameter that the backend removes from its segment.
     pub fn strips_path_parameters(self) -> bool {
@@ -131,6 +146,8 @@ pub struct Readings {
     pub yaml_aliases: YamlAliasReading,
     /// The contents of archive entries.
     pub archive_contents: ArchiveContentsReading,
+    /// How the keys of one JSON object are told apart.
+    pub json_keys: JsonKeyReading,
     /// Media types (lowercase essences) whose bodies this deployment takes as binary without a
     /// signature or shape to show it (`model/stl`, a vendor's format): not read as text. Empty
     /// by default: a label never hides text (`crate::textual`).
@@ -167,6 +184,7 @@ impl Default for Readings {
             ],
             yaml_aliases: YamlAliasReading::default(),
             archive_contents: ArchiveContentsReading::default(),
+            json_keys: JsonKeyReading::default(),
             binary_types: Vec::new(),
             text_types: Vec::new(),
         }

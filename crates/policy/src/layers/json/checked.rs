@@ -8,7 +8,10 @@ use std::collections::HashSet;
 
 use compact_str::CompactString;
 
+use crate::profile::JsonKeyReading;
+
 use super::error::JsonError;
+use super::fold;
 use super::scanner::{JsonLimits, Sink, scan_into};
 use super::string::{decode_literal, skip_literal};
 use super::tokens::{Each, JsonString};
@@ -16,27 +19,62 @@ use super::tokens::{Each, JsonString};
 /// What reading a document through found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Checked {
-    /// The first key given twice in one object (same object, same decoded key): its pointer
-    /// (cut as every token's is) and the offset of its literal.
-    pub(crate) repeated: Option<(CompactString, usize)>,
+    /// The first key that reads two ways (given twice in one object once decoded and compared
+    /// in its `super::fold` form, or read by Go as an ASCII key): its pointer (cut as every
+    /// token's is), the offset of its literal and why.
+    pub(crate) repeated: Option<(CompactString, usize, AmbiguousKey)>,
 }
 
-/// Reads `doc` through (RFC 8259, within `limits`) and finds its first repeated key. Keys are
-/// compared by the object they belong to (the offset of its `{`) and their decoded bytes, never
-/// by their pointers, which are cut: two long keys' members are compared like any others. No
-/// pointer is built but the repeated key's, read again up to it.
-pub(crate) fn check(doc: &[u8], limits: JsonLimits) -> Result<Checked, JsonError> {
-    let mut sink = Keys::default();
+/// Why a key reads two ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AmbiguousKey {
+    /// Another key of its object has its comparison form.
+    Repeated,
+    /// It holds this character, which Go's case folding reads as ASCII.
+    FoldsToAscii(char),
+}
+
+impl AmbiguousKey {
+    /// What the finding says.
+    pub(crate) fn message(self) -> String {
+        match self {
+            AmbiguousKey::Repeated => {
+                "a key given twice in one object: parsers keep the first or the last value".into()
+            }
+            AmbiguousKey::FoldsToAscii(c) => format!(
+                "a key with U+{:04X}, which Go's encoding/json matches to the ASCII {:?}: \
+                 another key to Go than to every other reader",
+                u32::from(c),
+                icu_casemap::CaseMapper::new().simple_fold(c)
+            ),
+        }
+    }
+}
+
+/// Reads `doc` through (RFC 8259, within `limits`) and finds its first ambiguous key. Keys are
+/// compared by the object they belong to (the offset of its `{`) and their decoded bytes in
+/// their comparison form under `keys` (`super::fold`), never by their pointers, which are cut:
+/// two long keys' members are compared like any others. No pointer is built but the ambiguous
+/// key's, read again up to it.
+pub(crate) fn check(
+    doc: &[u8],
+    limits: JsonLimits,
+    keys: JsonKeyReading,
+) -> Result<Checked, JsonError> {
+    let mut sink = Keys {
+        reading: keys,
+        ..Keys::default()
+    };
     scan_into(doc, limits, &mut sink)?;
-    let repeated = sink.repeated.map(|offset| {
+    let repeated = sink.repeated.map(|(offset, why)| {
         let mut sink = Each::new(|s: JsonString| match s.raw.start < offset {
             true => Ok(()),
             false => Err(Reached(Some(s.pointer))),
         });
         let read = scan_into(doc, limits, &mut sink);
         match read {
-            Err(Reached(Some(pointer))) => (pointer, offset),
-            _ => (CompactString::default(), offset),
+            Err(Reached(Some(pointer))) => (pointer, offset, why),
+            _ => (CompactString::default(), offset, why),
         }
     });
     Ok(Checked { repeated })
@@ -63,8 +101,10 @@ struct Keys {
     seen: HashSet<u64>,
     /// The hasher of `seen`'s entries (randomly keyed per document).
     hasher: std::collections::hash_map::RandomState,
-    /// The offset of the first repeated key.
-    repeated: Option<usize>,
+    /// How keys are compared.
+    reading: JsonKeyReading,
+    /// The offset of the first ambiguous key, and why.
+    repeated: Option<(usize, AmbiguousKey)>,
 }
 
 impl<'a> Sink<'a> for Keys {
@@ -94,9 +134,14 @@ impl<'a> Sink<'a> for Keys {
         };
         let decoded = decode_literal(body, at)?;
         let object = self.open.get(mark).copied().unwrap_or_default();
-        let hash = self.hasher.hash_one((object, &decoded.value[..]));
+        if let Some((_, c)) = fold::folds_to_ascii(&decoded.value) {
+            self.repeated = Some((decoded.raw.start, AmbiguousKey::FoldsToAscii(c)));
+            return Ok(decoded.raw.end);
+        }
+        let form = fold::comparison_form(&decoded.value, self.reading);
+        let hash = self.hasher.hash_one((object, &form[..]));
         if !self.seen.insert(hash) {
-            self.repeated = Some(decoded.raw.start);
+            self.repeated = Some((decoded.raw.start, AmbiguousKey::Repeated));
         }
         Ok(decoded.raw.end)
     }

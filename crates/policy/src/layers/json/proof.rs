@@ -34,9 +34,12 @@
 //!   a `%` (`traversal_may_report`) is decoded and checked alone.
 //! * A key given twice in one object: the keys of each open object, by a cheap hash of the
 //!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
-//!   the fields report a repeat with its pointer.
+//!   the fields report a repeat with its pointer. A proven document's strings are in NFC, so
+//!   the bytes are the keys' comparison form (`super::fold`); a key with a character Go folds
+//!   into ASCII (U+017F, U+212A) fails the proof too.
 
 use super::error::JsonError;
+use super::fold;
 use super::keys::ObjectKeys;
 use super::scanner::{JsonLimits, Sink, scan_into};
 use super::string::{Unicode, decode_literal, unicode_escape};
@@ -165,7 +168,7 @@ impl<'a> Sink<'a> for Proof<'_> {
             if plain {
                 let inner = &body[at + 1..end];
                 if let Some(object) = key_of
-                    && !self.keys.insert(object, inner)
+                    && (!self.keys.insert(object, inner) || fold::folds_to_ascii(inner).is_some())
                 {
                     return Err(Unproven);
                 }
@@ -264,7 +267,7 @@ impl Proof<'_> {
             }
         }
         if let Some(object) = key_of
-            && !self.keys.insert(object, value)
+            && (!self.keys.insert(object, value) || fold::folds_to_ascii(value).is_some())
         {
             return Err(Unproven);
         }

@@ -43,7 +43,7 @@ fn sniffed<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, out: &mut Dec
     if proven(body, 0, profile, out) {
         return;
     }
-    if let Ok(checked) = json::check(body, limits(profile)) {
+    if let Ok(checked) = json::check(body, limits(profile), profile.readings.json_keys) {
         document(body, 0, checked, out);
     }
 }
@@ -56,7 +56,7 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
     if proven(&body[start..], start, profile, out) {
         return;
     }
-    match json::check(&body[start..], limits(profile)) {
+    match json::check(&body[start..], limits(profile), profile.readings.json_keys) {
         Ok(checked) => document(&body[start..], start, checked, out),
         Err(e) => {
             let (kind, offset, message) = match e {
@@ -98,7 +98,8 @@ fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decompos
     });
     #[cfg(test)]
     let no_identity = no_identity && !tests::WITHOUT_PROOF.get();
-    if !no_identity {
+    // Under Go's key reading, keys are compared folded: the fields' reading does it.
+    if !no_identity || profile.readings.json_keys == crate::profile::JsonKeyReading::Go {
         return false;
     }
     let options = crate::checks::CheckOptions::of(profile);
@@ -122,15 +123,15 @@ fn proven<'a>(doc: &'a [u8], start: usize, profile: &Profile, out: &mut Decompos
 
 /// The field of the JSON document `doc`, read through (`checked`), whose first byte is at
 /// `start` of the body: it stands for the document's keys and strings, read when they are
-/// checked ([`each_string`]). A key repeated in one object is `ambiguous_json_key` (the first
-/// one only).
+/// checked ([`each_string`]). A key that reads two ways (`json::check`) is
+/// `ambiguous_json_key` (the first one only).
 fn document<'a>(doc: &'a [u8], start: usize, checked: json::Checked, out: &mut Decomposed<'a>) {
-    if let Some((pointer, offset)) = checked.repeated {
+    if let Some((pointer, offset, why)) = checked.repeated {
         out.structural_at(
             Location::part(Part::JsonKey).with_owned_pointer(pointer),
             FindingKind::AmbiguousJsonKey,
             start + offset,
-            "a key given twice in one object: parsers keep the first or the last value".to_string(),
+            why.message(),
         );
     }
     out.fields.push(Field::standing_for(

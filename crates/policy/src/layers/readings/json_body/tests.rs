@@ -85,7 +85,7 @@ fn arb_text() -> impl Strategy<Value = String> {
 /// A key, from a few (so that some repeat).
 fn arb_key() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => prop::sample::select(vec!["a", "b", "á", "a\u{301}", "k.k", "/", "~1", "."])
+        3 => prop::sample::select(vec!["a", "b", "á", "a\u{301}", "k.k", "/", "~1", ".", "iſ", "\u{212a}"])
             .prop_map(str::to_string),
         1 => arb_text(),
     ]

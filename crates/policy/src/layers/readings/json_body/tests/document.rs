@@ -6,12 +6,14 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use unicode_normalization::UnicodeNormalization;
 
 use super::*;
 use crate::location::{Location, Part};
 
-/// Whether some object of a document has a key twice, as serde_json reads it: a map visitor
-/// sees every member, repeats included.
+/// Whether some object of a document has a key twice, as serde_json reads it (compared in
+/// NFC, as a sanitized key is), or a key Go reads as ASCII: a map visitor sees every member,
+/// repeats included.
 struct Repeats(bool);
 
 impl<'de> Deserialize<'de> for Repeats {
@@ -57,7 +59,9 @@ impl<'de> Visitor<'de> for Members {
     fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Repeats, A::Error> {
         let (mut seen, mut repeats) = (HashSet::new(), false);
         while let Some(key) = members.next_key::<String>()? {
-            repeats |= !seen.insert(key);
+            // Keys compare in NFC; U+017F and U+212A are ASCII letters to Go.
+            repeats |= key.contains(['\u{17f}', '\u{212a}']);
+            repeats |= !seen.insert(key.nfc().collect::<String>());
             let Repeats(inner) = members.next_value()?;
             repeats |= inner;
         }
@@ -83,8 +87,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// `ambiguous_json_key` is reported exactly when serde_json sees an object with a key
-    /// twice (keys compared decoded: `"a"` and `"\u0061"` are one key), with the proof or
-    /// without, also below a key so long that every pointer under it is cut.
+    /// twice (keys compared decoded and in NFC: `"a"` and `"\u0061"` are one key, and so are
+    /// `"á"` and `"a\u0301"`) or a key Go reads as ASCII, with the proof or without, also below
+    /// a key so long that every pointer under it is cut.
     #[test]
     fn a_key_given_twice_is_found_as_serde_json_reads_it(
         doc in arb_doc(),
