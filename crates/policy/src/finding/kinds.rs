@@ -254,6 +254,13 @@ kinds! {
     /// name (an RFC 2109 attribute to Tomcat and Jetty, a cookie to the rest).
     AmbiguousCookie = "ambiguous_cookie", High, Reading, "RFC 6265 §4.1.1, §5.4; RFC 2109 §4.4; PortSwigger, Cookie Chaos (2025)",
         "has a cookie that frameworks split or name differently (a quoted value across ';', white space Python strips, an RFC 2109 attribute)";
+    /// A host that IDNA (UTS #46, the WHATWG URL parser) reads as another host: U+3002 or a
+    /// full-width letter mapped, U+200B or U+00AD dropped, an `xn--` label that is not the
+    /// A-label of what it decodes to; or a label that mixes scripts beyond UTS #39's highly
+    /// restrictive level. In `Host`, forwarded hosts and the hosts of URL-valued headers and
+    /// parameters.
+    ConfusableHost = "confusable_host", High, Disguise, "UTS #46 §4; WHATWG URL §3.5; UTS #39 §5.2",
+        "has a host that resolvers and URL parsers read as another host, or whose labels mix scripts";
     /// An identity field (`[[identity]]`) that its PRECIS profile would change: width, NFC,
     /// spaces (nicknames); the enforced form is in the message and the verdict's `identities`.
     IdentityNotEnforced = "identity_not_enforced", Medium, Identity, "RFC 8264 §7; RFC 8265 §3.4, §4.2; RFC 8266 §2",

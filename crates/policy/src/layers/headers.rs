@@ -7,10 +7,13 @@
 //!   and query (query rules), as applications that redirect to them read them.
 //! * Path-override headers (`X-Original-URL`, `X-Rewrite-URL`, `X-Forwarded-Prefix`,
 //!   configured names), which some frameworks take as the request path: path and query rules.
+//! * Host-valued headers (`Host`, `X-Forwarded-Host`, `X-Original-Host`, `X-Host`,
+//!   `Forwarded: host=`) and the hosts of URL-valued headers: as IDNA reads them
+//!   (`super::hosts`); a forwarded host in ASCII must be a host, as `Host` must.
 //! * RFC 8187 extended parameters in any header (`title*=UTF-8''%E2%80%AE`): decoded.
 
 use super::decomposed::{Decomposed, Fields};
-use super::{path, percent, query};
+use super::{hosts, path, percent, query};
 use crate::field::Container;
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
@@ -26,12 +29,40 @@ pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut De
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
         if name.eq_ignore_ascii_case("cookie") {
             super::cookies::cookies(value, i, profile, &mut cookies_read, out);
+        } else if name.eq_ignore_ascii_case("host") {
+            // Its syntax is the head's (`head::host`).
+            if let Some(host) = hosts::name_of(trim(value)) {
+                hosts::check_header_host(name, Part::Header, host, i, out);
+            }
+        } else if hosts::HOST_LIST_HEADERS
+            .iter()
+            .any(|h| name.eq_ignore_ascii_case(h))
+        {
+            for item in value.split(|&b| b == b',') {
+                forwarded_host(name, trim(item), i, out);
+            }
+        } else if name.eq_ignore_ascii_case("forwarded") {
+            for item in hosts::forwarded_hosts(value) {
+                forwarded_host(name, item, i, out);
+            }
         } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
             url(name, value, i, profile, out);
         }
         if value.contains(&b'*') && value.windows(2).any(|w| w == b"*=") {
             extended_parameters(name, value, i, out);
         }
+    }
+}
+
+/// One host (`host[:port]`) a proxy says the client asked for: an ASCII one must be a host
+/// (`head::host`), and every one is read as IDNA reads it.
+fn forwarded_host<'a>(name: &str, item: &[u8], header: usize, out: &mut Decomposed<'a>) {
+    if item.is_ascii()
+        && let Err((offset, why)) = super::head::host(item)
+    {
+        out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
+    } else if let Some(host) = hosts::name_of(item) {
+        hosts::check_header_host(name, Part::Header, host, header, out);
     }
 }
 
@@ -56,6 +87,8 @@ fn url<'a>(
             let host = &host[host.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..];
             if let Err((offset, why)) = super::head::host(host) {
                 out.structural_named(Part::UrlPath, name, FindingKind::MalformedHost, offset, why);
+            } else if let Some(host) = hosts::name_of(host) {
+                hosts::check_header_host(name, Part::UrlPath, host, header, out);
             }
             &authority[end..]
         }

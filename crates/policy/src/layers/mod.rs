@@ -7,6 +7,7 @@ mod decomposed;
 pub(crate) mod head;
 mod header_names;
 mod headers;
+mod hosts;
 pub(crate) mod json;
 mod media_type;
 pub(crate) mod multipart;
@@ -200,4 +201,5 @@ pub(crate) fn decompose_into<'a>(
         body::body(request, profile, profile.scan_binary, false, out);
     }
     readings::json_in_values(profile, out);
+    hosts::url_parameters(profile, out);
 }

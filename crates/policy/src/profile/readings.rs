@@ -148,6 +148,11 @@ pub struct Readings {
     pub archive_contents: ArchiveContentsReading,
     /// How the keys of one JSON object are told apart.
     pub json_keys: JsonKeyReading,
+    /// Query and form parameters whose value may be a URL to redirect or call back to
+    /// (lowercase names; default `next`, `url`, `redirect`, `redirect_uri`, `return_to`,
+    /// `continue`, `callback`): the host of an absolute or scheme-relative URL there is read as
+    /// IDNA reads it.
+    pub url_parameters: Vec<String>,
     /// Media types (lowercase essences) whose bodies this deployment takes as binary without a
     /// signature or shape to show it (`model/stl`, a vendor's format): not read as text. Empty
     /// by default: a label never hides text (`crate::textual`).
@@ -185,6 +190,17 @@ impl Default for Readings {
             yaml_aliases: YamlAliasReading::default(),
             archive_contents: ArchiveContentsReading::default(),
             json_keys: JsonKeyReading::default(),
+            url_parameters: [
+                "next",
+                "url",
+                "redirect",
+                "redirect_uri",
+                "return_to",
+                "continue",
+                "callback",
+            ]
+            .map(String::from)
+            .to_vec(),
             binary_types: Vec::new(),
             text_types: Vec::new(),
         }
