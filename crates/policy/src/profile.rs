@@ -333,6 +333,7 @@ impl Profile {
         ];
         if l.max_findings == 0
             || l.max_json_depth == 0
+            || l.max_multipart_depth == 0
             || l.max_expansion_ratio == 0
             || archive.contains(&0)
             || l.max_archive_unpacked_bytes == 0

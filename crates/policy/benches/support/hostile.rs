@@ -154,6 +154,8 @@ pub const NAMES: &[&str] = &[
     "head-query",
     "head-header-bytes",
     "head-cookies",
+    "head-cookie-escapes",
+    "head-forwarded-hosts",
 ];
 
 /// Every case at `size` bytes of body.
@@ -283,6 +285,12 @@ fn describe(name: &str) -> &'static str {
         "head-query" => "query value of bare '%' (60 KiB)",
         "head-header-bytes" => "50 headers of 80 bytes (obs-text, 60 KiB)",
         "head-cookies" => "50 Cookie headers of a=%00; pairs (60 KiB)",
+        "head-cookie-escapes" => {
+            "50 Cookie headers of one quoted value of \\101 escapes, each unquoted (twin: AAAA)"
+        }
+        "head-forwarded-hosts" => {
+            "50 X-Forwarded-Host lists of xn-- hosts, each decoded by IDNA (twin: ASCII hosts)"
+        }
         _ => "",
     }
 }

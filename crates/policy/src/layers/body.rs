@@ -256,9 +256,23 @@ fn typed<'a>(
 /// is the part's first: its fields are what a rewrite writes (a JSON string escaped, an XML
 /// text node), and the part's content as text is checked only. Rewritten as text, a document
 /// can change its syntax (NFC composes `>` U+0338 into U+226F, maps U+1FEF to a backtick).
-/// A form field of no type, sniffed, stays a second reading. A part is not read as multipart
-/// again: one level, as backends read them.
+/// A form field of no type, sniffed, stays a second reading. A part typed `multipart/*` (RFC
+/// 2388 §5.5's `multipart/mixed` inside a form field, which Apache Commons FileUpload and the
+/// Java stacks on it read as files; RFC 2046 nesting in other multipart bodies) is read as
+/// parts too, to `max_multipart_depth` levels (the body is the first); one deeper is
+/// `limit_exceeded` at its part, never passed unread.
 fn typed_parts<'a>(body: &'a [u8], profile: &Profile, scan_binary: bool, out: &mut Decomposed<'a>) {
+    nested_typed_parts(body, profile, scan_binary, 1, out);
+}
+
+/// [`typed_parts`] of a multipart body `depth` levels deep (the request's body is 1).
+fn nested_typed_parts<'a>(
+    body: &'a [u8],
+    profile: &Profile,
+    scan_binary: bool,
+    depth: usize,
+    out: &mut Decomposed<'a>,
+) {
     for typed in std::mem::take(&mut out.typed_parts) {
         let ct = ContentType::parse(&typed.content_type);
         let content = &body[typed.span.clone()];
@@ -273,9 +287,24 @@ fn typed_parts<'a>(body: &'a [u8], profile: &Profile, scan_binary: bool, out: &m
         } else if let Some((_, message)) = ct.is_xml().then(|| xml_declared(content)).flatten() {
             let at = Part::MultipartContent;
             second.structural(at, FindingKind::ForeignCharset, 0, message);
-        } else if let Some(reading) = readings::claiming(&ct).filter(|r| r.name != "multipart") {
-            (reading.read)(content, &ct, profile, scan_binary, &mut second);
-            first = true;
+        } else if let Some(reading) = readings::claiming(&ct) {
+            if reading.name != "multipart" {
+                (reading.read)(content, &ct, profile, scan_binary, &mut second);
+                first = true;
+            } else if depth < profile.limits.max_multipart_depth {
+                (reading.read)(content, &ct, profile, scan_binary, &mut second);
+                nested_typed_parts(content, profile, scan_binary, depth + 1, &mut second);
+                first = true;
+            } else {
+                let limit = profile.limits.max_multipart_depth;
+                let message = format!("multipart nested deeper than max_multipart_depth ({limit})");
+                second.structural(
+                    Part::MultipartContent,
+                    FindingKind::LimitExceeded,
+                    0,
+                    message,
+                );
+            }
         }
         second.relocate(&typed.location);
         match typed.raw.filter(|_| first) {

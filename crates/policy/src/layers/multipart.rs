@@ -41,6 +41,10 @@ pub(crate) struct Part {
     pub(crate) content: Range<usize>,
     /// Ways the part is read twice: body offset, kind, explanation.
     pub(crate) ambiguities: Vec<(usize, FindingKind, String)>,
+    /// Where a `Content-Disposition` of a type other than `form-data` (`attachment`, `file`)
+    /// is: one more way to read a form-data part (parsers read it or skip it), the usual one
+    /// in other multipart bodies.
+    pub(crate) other_disposition: Option<usize>,
 }
 
 /// Why a body is not multipart as announced.
@@ -126,6 +130,7 @@ pub(crate) fn parts(
             transfer_encoding: None,
             content: 0..0,
             ambiguities: Vec::new(),
+            other_disposition: None,
         };
         let mut line_start = at;
         while line_start < headers_end {
@@ -221,12 +226,7 @@ fn header(body: &[u8], name: &str, value: Range<usize>, part: &mut Part) {
                 .next()
                 .unwrap_or_default();
             if !kind.trim_ascii().eq_ignore_ascii_case(b"form-data") {
-                part.ambiguities.push((
-                    value.start,
-                    FindingKind::AmbiguousParameter,
-                    "a disposition type other than form-data: parsers read the part or skip it"
-                        .to_string(),
-                ));
+                part.other_disposition = Some(value.start);
             }
             disposition_params(body, value.clone(), part);
             // Bytes that are not UTF-8 outside the parameters checked as fields: parsers read

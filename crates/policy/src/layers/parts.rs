@@ -5,14 +5,17 @@
 
 use super::decomposed::{Decomposed, TypedPart, whole_body};
 use super::reading::BodyReading;
-use super::transfer::{decode_base64, decode_quoted_printable};
 use super::{multipart, percent};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::FindingKind;
 use crate::location::{Location, Part};
-use crate::profile::{CharsetReading, PartEncodingReading, Profile};
+use crate::profile::Profile;
 use crate::request::{ContentType, is_utf8_label, trim};
 use crate::textual::Content;
+
+mod decoded;
+pub(crate) use decoded::transcoded;
+use decoded::{check_only_content, push_check_only, transfer_decoded};
 
 /// The multipart reading.
 pub(crate) const READING: BodyReading = BodyReading {
@@ -93,6 +96,11 @@ pub(crate) fn multipart_body<'a>(
                     ),
                 );
             }
+        }
+        if let Some(at) = part.other_disposition.filter(|_| form) {
+            let why = "a disposition type other than form-data: parsers read the part or skip it";
+            let kind = FindingKind::AmbiguousParameter;
+            out.structural_at(location(Part::MultipartHeader), kind, at, why.to_string());
         }
         if form && name == Some(None) {
             out.structural_at(
@@ -288,100 +296,6 @@ fn parameter_fields<'a>(
             });
         }
     }
-}
-
-/// The content of a part with a `Content-Transfer-Encoding`, decoded when the profile opts in;
-/// `None` for 7bit, 8bit and binary (or no header). Refused otherwise.
-fn transfer_decoded(
-    profile: &Profile,
-    part: &multipart::Part,
-    content: &[u8],
-    location: &dyn Fn(Part) -> Location,
-    out: &mut Decomposed,
-) -> Option<Vec<u8>> {
-    let cte = part.transfer_encoding.as_deref()?;
-    if matches!(cte, "7bit" | "8bit" | "binary") {
-        return None;
-    }
-    let decoded = match (profile.readings.multipart_transfer_encoding, cte) {
-        (PartEncodingReading::Decode, "base64") => decode_base64(content),
-        (PartEncodingReading::Decode, "quoted-printable") => Some(decode_quoted_printable(content)),
-        _ => None,
-    };
-    if decoded.is_none() {
-        out.structural_at(
-            location(Part::MultipartHeader),
-            FindingKind::TransferEncodedPart,
-            part.content.start,
-            format!(
-                "Content-Transfer-Encoding {cte:?} (RFC 7578 §4.7): backends decode it, or not"
-            ),
-        );
-    }
-    // A refused part still has its coded bytes checked as they are.
-    decoded
-}
-
-/// Checks a decoded part content as the backend reads it (its charset applied).
-fn check_only_content(
-    profile: &Profile,
-    part: &multipart::Part,
-    decoded: Vec<u8>,
-    location: &dyn Fn(Part) -> Location,
-    out: &mut Decomposed,
-) {
-    match part.charset.as_deref().filter(|c| !is_utf8_label(c)) {
-        Some(charset) => {
-            out.structural_at(
-                location(Part::MultipartContent),
-                FindingKind::ForeignCharset,
-                part.content.start,
-                format!("part charset {charset:?} is not UTF-8"),
-            );
-            if let Some(text) = transcoded(profile, charset, &decoded, Part::MultipartContent, out)
-            {
-                push_check_only(location(Part::MultipartContent), text, out);
-            }
-        }
-        None => push_check_only(location(Part::MultipartContent), decoded, out),
-    }
-}
-
-fn push_check_only(location: Location, bytes: Vec<u8>, out: &mut Decomposed) {
-    let len = bytes.len();
-    let mut field = Field::raw(location, &[], Container::Body, 0..len);
-    field.bytes = bytes.into();
-    field.at_body_start = true;
-    field.check_only = true;
-    out.fields.push(field);
-}
-
-/// `bytes` transcoded from `charset` to UTF-8 when the profile opts in; a label that is not a
-/// WHATWG encoding, or bytes that do not decode in it, are reported (`foreign_charset`).
-pub(crate) fn transcoded(
-    profile: &Profile,
-    charset: &str,
-    bytes: &[u8],
-    part: Part,
-    out: &mut Decomposed,
-) -> Option<Vec<u8>> {
-    if profile.readings.charsets != CharsetReading::Transcode {
-        return None;
-    }
-    let text = encoding_rs::Encoding::for_label(charset.as_bytes()).and_then(|encoding| {
-        encoding
-            .decode_without_bom_handling_and_without_replacement(bytes)
-            .map(|t| t.into_owned().into_bytes())
-    });
-    if text.is_none() {
-        out.structural(
-            part,
-            FindingKind::ForeignCharset,
-            0,
-            format!("charset {charset:?} is unknown, or the bytes do not decode in it"),
-        );
-    }
-    text
 }
 
 /// A quoted multipart parameter value as a field.

@@ -13,6 +13,10 @@ pub struct Limits {
     pub max_json_strings: usize,
     /// Most multipart parts (default 100).
     pub max_multipart_parts: usize,
+    /// Deepest multipart nesting read: 1 reads the body's parts only, 2 (default) also the
+    /// parts of a part typed `multipart/*` (RFC 2388 §5.5's files of one form field); one
+    /// deeper is `limit_exceeded` at its part.
+    pub max_multipart_depth: usize,
     /// Most query or form parameters, and most cookies of one request, all its `Cookie` lines
     /// together (default 1 000).
     pub max_parameters: usize,
@@ -47,6 +51,7 @@ impl Default for Limits {
             max_json_depth: 64,
             max_json_strings: 100_000,
             max_multipart_parts: 100,
+            max_multipart_depth: 2,
             max_parameters: 1_000,
             max_findings: 100,
             max_nonstarters: 30,

@@ -1,4 +1,4 @@
-//! Headers as backends read them (cookies, URL-valued and path-override headers), and the
+//! Headers as backends read them (cookies, hosts, URL-valued and path-override headers), and the
 //! request lines the proxy answers itself (CONNECT, TRACE, `OPTIONS *`, absolute form).
 
 use std::time::Duration;
@@ -27,14 +27,46 @@ async fn decoded_header_payloads_are_refused_and_benign_headers_forwarded() {
             b"</a>; rel=next; title*=UTF-8''%e2%80%ae",
             "bidi_control",
         ),
+        // As Werkzeug unquotes them: the octal escapes are the overlong bytes.
+        ("Cookie", b"sid=\"\\300\\256\\300\\256\"", "overlong"),
+        // Werkzeug reads one cookie across the `;`, Django two.
+        (
+            "Cookie",
+            b"a=\"x; __Host-sid=evil; b=y\"",
+            "ambiguous_cookie",
+        ),
+        // U+2000 before the name: Django reads a second `__Host-sid`.
+        (
+            "Cookie",
+            b"__Host-sid=1; \xE2\x80\x80__Host-sid=evil",
+            "ambiguous_cookie",
+        ),
+        ("Cookie", b"$Version=1; sid=\"a\\\\b\"", "ambiguous_cookie"),
+        (
+            "X-Forwarded-Host",
+            b"evil\xE3\x80\x82example",
+            "confusable_host",
+        ),
+        (
+            "X-Forwarded-Host",
+            b"exa\xE2\x80\x8Bmple.com",
+            "confusable_host",
+        ),
+        (
+            "Forwarded",
+            b"for=192.0.2.1;host=\"p\xD0\xB0ypal.com\"",
+            "confusable_host",
+        ),
+        ("Origin", b"https://xn--zz.example", "confusable_host"),
     ] {
         let what = format!("{name}: {}", String::from_utf8_lossy(value));
         let sent = request("GET", "/", &[(name, value)], b"");
         assert_refused(&gw, &upstream, &what, &sent, 400, kind).await;
     }
-    let cookie: &[u8] = b"session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln+/=; prefs={\"theme\":\"dark\"}; name=%E5%B1%B1%E7%94%B0";
+    // With a Django messages cookie (its commas and quotes as octal and backslash escapes).
+    let cookie: &[u8] = b"session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln+/=; prefs={\"theme\":\"dark\"}; name=%E5%B1%B1%E7%94%B0; messages=\"[[\\\"__json_message\\\"\\0540\\05425\\054\\\"Hi\\\"]]:1tJ:abc\"";
     let referer: &[u8] =
-        b"https://shop.example/wiki/%D0%9C%D0%B0%D1%80%D0%B8%D1%8F?q=%C3%A9t%C3%A9&p=2";
+        b"https://xn--bcher-kva.example/wiki/%D0%9C%D0%B0%D1%80%D0%B8%D1%8F?q=%C3%A9t%C3%A9&p=2";
     let sent = request(
         "GET",
         "/account",

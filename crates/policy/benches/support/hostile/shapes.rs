@@ -330,6 +330,31 @@ pub(super) fn head(name: &str) -> (Input, Input) {
                 input(b"/".to_vec(), lines(&name, b"", b"a")),
             )
         }
+        "head-cookie-escapes" => {
+            // One quoted value a line, closed: its escapes are unquoted (Werkzeug's reading).
+            let quoted = |unit: &[u8]| {
+                (0..HEAD_LINES)
+                    .map(|_| {
+                        let len = HEAD_BYTES / HEAD_LINES - "Cookie".len() - 4;
+                        (
+                            "Cookie".to_string(),
+                            framed(b"a=\"", unit, b"A", b"\"", len),
+                        )
+                    })
+                    .collect::<Vec<(String, Vec<u8>)>>()
+            };
+            (
+                input(b"/".to_vec(), quoted(b"\\101")),
+                input(b"/".to_vec(), quoted(b"AAAA")),
+            )
+        }
+        "head-forwarded-hosts" => {
+            let name = |_| "X-Forwarded-Host".to_string();
+            (
+                input(b"/".to_vec(), lines(&name, b"", b"xn--bcher-kva.example,")),
+                input(b"/".to_vec(), lines(&name, b"", b"bn--bcher-kva.example,")),
+            )
+        }
         _ => {
             let name = |_| "Cookie".to_string();
             (
