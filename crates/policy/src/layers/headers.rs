@@ -31,20 +31,16 @@ pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut De
             super::cookies::cookies(value, i, profile, &mut cookies_read, out);
         } else if name.eq_ignore_ascii_case("host") {
             // Its syntax is the head's (`head::host`).
-            if let Some(host) = hosts::name_of(trim(value)) {
-                hosts::check_header_host(name, Part::Header, host, i, out);
-            }
+            let host = hosts::name_of(trim(value));
+            hosts::check_header_hosts(name, Part::Header, host.into_iter(), i, out);
         } else if hosts::HOST_LIST_HEADERS
             .iter()
             .any(|h| name.eq_ignore_ascii_case(h))
         {
-            for item in value.split(|&b| b == b',') {
-                forwarded_host(name, trim(item), i, out);
-            }
+            let items = value.split(|&b| b == b',').map(trim);
+            forwarded_hosts(name, items, i, out);
         } else if name.eq_ignore_ascii_case("forwarded") {
-            for item in hosts::forwarded_hosts(value) {
-                forwarded_host(name, item, i, out);
-            }
+            forwarded_hosts(name, hosts::forwarded_hosts(value), i, out);
         } else if listed(&readings.url_headers) || listed(&readings.path_override_headers) {
             url(name, value, i, profile, out);
         }
@@ -54,16 +50,25 @@ pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut De
     }
 }
 
-/// One host (`host[:port]`) a proxy says the client asked for: an ASCII one must be a host
+/// The hosts (`host[:port]`) a proxy says the client asked for: an ASCII one must be a host
 /// (`head::host`), and every one is read as IDNA reads it.
-fn forwarded_host<'a>(name: &str, item: &[u8], header: usize, out: &mut Decomposed<'a>) {
-    if item.is_ascii()
-        && let Err((offset, why)) = super::head::host(item)
-    {
-        out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
-    } else if let Some(host) = hosts::name_of(item) {
-        hosts::check_header_host(name, Part::Header, host, header, out);
+fn forwarded_hosts<'a, 'v>(
+    name: &str,
+    items: impl Iterator<Item = &'v [u8]>,
+    header: usize,
+    out: &mut Decomposed<'a>,
+) {
+    let mut names = Vec::new();
+    for item in items {
+        if item.is_ascii()
+            && let Err((offset, why)) = super::head::host(item)
+        {
+            out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
+        } else if let Some(host) = hosts::name_of(item) {
+            names.push(host);
+        }
     }
+    hosts::check_header_hosts(name, Part::Header, names.into_iter(), header, out);
 }
 
 /// The path and query of a URL (absolute, or a path with a query).
@@ -87,8 +92,9 @@ fn url<'a>(
             let host = &host[host.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..];
             if let Err((offset, why)) = super::head::host(host) {
                 out.structural_named(Part::UrlPath, name, FindingKind::MalformedHost, offset, why);
-            } else if let Some(host) = hosts::name_of(host) {
-                hosts::check_header_host(name, Part::UrlPath, host, header, out);
+            } else {
+                let host = hosts::name_of(host);
+                hosts::check_header_hosts(name, Part::UrlPath, host.into_iter(), header, out);
             }
             &authority[end..]
         }

@@ -14,7 +14,7 @@
 //! absolute or scheme-relative URL. The mapping is the `idna` crate's (UTS #46 with the
 //! WHATWG URL Standard's options), not a table of ours.
 
-use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
+use idna::uts46::{AsciiDenyList, Hyphens, Uts46};
 use unicode_security::{RestrictionLevel, RestrictionLevelDetection};
 
 use super::decomposed::Decomposed;
@@ -53,17 +53,11 @@ pub(crate) fn idna(host: &[u8]) -> Result<Option<String>, String> {
         return Err(reads_as());
     }
     for (&label, &mapped) in ours.iter().zip(&theirs) {
-        let same = match label.strip_prefix("xn--") {
-            Some(_) => uts46
-                .to_ascii(
-                    mapped.as_bytes(),
-                    AsciiDenyList::EMPTY,
-                    Hyphens::Allow,
-                    DnsLength::Ignore,
-                )
-                .is_ok_and(|ascii| ascii == label),
-            None => label == mapped,
-        };
+        // An A-label decodes to one Unicode label (Punycode is a bijection, and `to_unicode`
+        // refuses one that decodes to ASCII or to a label IDNA does not allow): only the
+        // other labels must map to themselves.
+        let same = label.starts_with("xn--") || label == mapped;
+
         if !same {
             return Err(reads_as());
         }
@@ -78,28 +72,39 @@ pub(crate) fn idna(host: &[u8]) -> Result<Option<String>, String> {
     Ok(Some(unicode.into_owned()))
 }
 
-/// Checks the host name `host` of header `header` (`name`) as IDNA reads it: a finding at
-/// `part` if IDNA reads another host, its Unicode form a check-only field if it has one.
-pub(crate) fn check_header_host<'a>(
+/// Reads the host names `hosts` of header `header` (`name`) as IDNA reads them: a finding at
+/// `part` for each that IDNA reads as another host; the Unicode forms of the rest, joined by
+/// `, `, one check-only field (one field a line, not one a host: a list of many costs its
+/// bytes, not a field's set-up each).
+pub(crate) fn check_header_hosts<'a, 'h>(
     name: &str,
     part: Part,
-    host: &[u8],
+    hosts: impl Iterator<Item = &'h [u8]>,
     header: usize,
     out: &mut Decomposed<'a>,
 ) {
-    match idna(host) {
-        Ok(None) => {}
-        Ok(Some(unicode)) => {
-            let location = Location::part(part).with_name(name.as_bytes());
-            let bytes = FieldBytes::from(unicode.into_bytes());
-            out.header_reading(location, bytes, header, Found::new(0, Default::default()));
+    let mut forms = Vec::new();
+    for host in hosts {
+        match idna(host) {
+            Ok(None) => {}
+            Ok(Some(unicode)) => {
+                if !forms.is_empty() {
+                    forms.extend_from_slice(b", ");
+                }
+                forms.extend_from_slice(unicode.as_bytes());
+            }
+            Err(why) => out.structural_named(part, name, FindingKind::ConfusableHost, 0, why),
         }
-        Err(why) => out.structural_named(part, name, FindingKind::ConfusableHost, 0, why),
+    }
+    if !forms.is_empty() {
+        let location = Location::part(part).with_name(name.as_bytes());
+        let bytes = FieldBytes::from(forms);
+        out.header_reading(location, bytes, header, Found::new(0, Default::default()));
     }
 }
 
 /// The hosts of URL-valued query and form parameters (`[readings] url_parameters`), checked
-/// as [`check_header_host`] checks a header's, at the parameter.
+/// as [`check_header_hosts`] checks a header's, at the parameter.
 pub(crate) fn url_parameters(profile: &Profile, out: &mut Decomposed) {
     let names = &profile.readings.url_parameters;
     if names.is_empty() {
