@@ -130,6 +130,7 @@ pub const NAMES: &[&str] = &[
     "json-escaped-quotes",
     "json-newline-escapes",
     "json-dot-slash-strings",
+    "json-accented-keys",
     "xml-nul-references",
     "xml-many-attributes",
     "xml-many-elements",
@@ -149,6 +150,7 @@ pub const NAMES: &[&str] = &[
     "multipart-nul-parts",
     "multipart-header-lines",
     "multipart-repeated-headers",
+    "multipart-nested-parts",
     "gzip-continuation",
     "head-path",
     "head-query",
@@ -190,6 +192,7 @@ pub fn case(name: &str, size: usize) -> Option<Case> {
             clean_framed(b"\"", b"\"", size),
         ),
         ("text", _) | ("lossy", _) => twins(body(name, size), clean_text(size)),
+        ("json", "accented-keys") | ("multipart", "nested-parts") => reading(name, size),
         ("json", _) => json(name, size),
         ("xml", _) => xml(name, size),
         ("form", _) => form(name, size),
@@ -260,6 +263,10 @@ fn describe(name: &str) -> &'static str {
         }
         "json-dot-slash-strings" => {
             "90 000 JSON strings of a./b (each may hold a dot-segment: traversal-checked; twin: ab)"
+        }
+        "json-accented-keys" => "45 000 members, keys e-acute and a number (twin: k0, k1, ...)",
+        "multipart-nested-parts" => {
+            "99 form fields typed multipart/mixed, each read as parts (twin: text/plain)"
         }
         "xml-nul-references" => "<r> then &#0; to the end: 1 nul / 4 bytes",
         "xml-many-attributes" => "one element of 45 000 attributes, each value &#0; (twin: abcd)",
@@ -372,9 +379,12 @@ fn twins(hostile: Vec<u8>, clean: Vec<u8>) -> (Input, Input) {
 mod documents;
 #[path = "hostile/fill.rs"]
 mod fill;
+#[path = "hostile/readings.rs"]
+mod readings;
 #[path = "hostile/shapes.rs"]
 mod shapes;
 use documents::xml;
 use fill::{clean_framed, noisy};
 pub use fill::{clean_text, framed, gzip};
+use readings::reading;
 use shapes::{form, head, json, multipart, yaml};
