@@ -18,11 +18,13 @@
 //!    binary data byte in its first 1445 bytes): it has no label to read it by, and nothing
 //!    downstream reads it as anything but a file.
 
+mod grpc_frames;
 mod shape;
 mod signature;
 mod text_types;
 
-pub(crate) use shape::{Shape, grpc_frames};
+pub(crate) use grpc_frames::grpc_frames;
+pub(crate) use shape::Shape;
 pub(crate) use signature::{WHATWG_HEAD, ZIP_TAIL, zip_end};
 pub(crate) use text_types::is_text_type;
 
