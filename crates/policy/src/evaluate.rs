@@ -174,6 +174,20 @@ fn check_and_rewrite(
     if field.check_only || verdict.rejects() || !actions.rewrite_any(&found) {
         return None;
     }
+    // A rewrite that would outgrow the memory budget's share of the field is refused, never
+    // written (`rewrite::MAX_GROWTH`).
+    let grown = rewrite::growth(&field.bytes, &found, &actions);
+    if grown > field.bytes.len() / rewrite::MAX_GROWTH {
+        let len = field.bytes.len();
+        let message = format!(
+            "sanitizing would grow this field from {len} to {} bytes (by more than a quarter: \
+             U+FFFD for lone bytes, NFC that triples characters); refused, not rewritten",
+            len + grown
+        );
+        let raw = RawFinding::new(FindingKind::LimitExceeded, 0, b"", Fix::None, None, message);
+        verdict.add(location, raw, "");
+        return None;
+    }
     let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &found, &actions);
     drop(found);
     // Every check runs again on the rewritten bytes: normalization must not create what the

@@ -2,6 +2,8 @@
 //! escapes, and a lenient second decoding pass. A leaf: the percent layer decodes with it and
 //! the traversal check reads fields as a careless second pass would.
 
+use std::borrow::Cow;
+
 /// The value of an ASCII hex digit.
 pub(crate) fn hex_value(b: u8) -> Option<u8> {
     match b {
@@ -59,9 +61,16 @@ pub fn decode_once(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Decodes every valid `%XX` and `%uXXXX` escape, the way a lax second pass would (lossy).
-pub(crate) fn decode_lax(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn decode_lax(bytes: &[u8]) -> Cow<'_, [u8]> {
+    // Most fields that reach here hold a `%` that escapes nothing (a bare one, `%zz`): they
+    // read as they are, with no copy.
+    let decodes = |i: usize| escape_at(bytes, i).is_some() || iis_escape_at(bytes, i).is_some();
+    let Some(first) = memchr::memchr_iter(b'%', bytes).find(|&i| decodes(i)) else {
+        return Cow::Borrowed(bytes);
+    };
     let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
+    out.extend_from_slice(&bytes[..first]);
+    let mut i = first;
     while i < bytes.len() {
         if let Some(v) = escape_at(bytes, i) {
             out.push(v);
@@ -75,7 +84,7 @@ pub(crate) fn decode_lax(bytes: &[u8]) -> Vec<u8> {
             i += 1;
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -84,7 +93,8 @@ mod tests {
 
     #[test]
     fn lax_second_pass() {
-        assert_eq!(decode_lax(b"%c0%ae%u002e%zz"), b"\xC0\xAE.%zz");
+        assert_eq!(&*decode_lax(b"%c0%ae%u002e%zz"), b"\xC0\xAE.%zz");
+        assert!(matches!(decode_lax(b"%%zz%"), Cow::Borrowed(_)));
     }
 
     #[test]

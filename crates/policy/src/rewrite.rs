@@ -11,13 +11,71 @@ use crate::found::Found;
 use crate::layers::{json, multipart, percent};
 use crate::request::Request;
 
+/// Fields at least this long are rewritten into a buffer of their exact size, and refused
+/// when the rewrite would grow them past [`MAX_GROWTH`].
+pub(crate) const EXACT_BYTES: usize = 64 * 1024;
+
+/// The most a long field may grow by its rewrite, as a fraction of its size (1/4): the memory
+/// budget charges a body three times (the body, a rewritten copy, working memory), and a
+/// rewrite can triple text (U+FFFD for each lone byte, NFC of U+1D160).
+pub(crate) const MAX_GROWTH: usize = 4;
+
+/// How many bytes [`apply`] adds to `bytes` (replacing malformed sequences, which may triple
+/// them, and NFC, which may triple a character), counted without writing them. Only a long
+/// field is counted; 0 for a short one.
+pub(crate) fn growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
+    if bytes.len() < EXACT_BYTES {
+        return 0;
+    }
+    let mut grown = replaced_growth(bytes, found, actions);
+    if found
+        .normalize
+        .is_some_and(|k| actions.get(k) == Action::Normalize)
+    {
+        // U+FFFD and the boundaries of malformed sequences are inert: each valid stretch is
+        // normalized alone.
+        grown += bytes
+            .utf8_chunks()
+            .map(|chunk| nfc::nfc_growth(chunk.valid()))
+            .sum::<usize>();
+    }
+    grown
+}
+
+/// The capacity of [`apply`]'s output before NFC: the field's size, and for a long field what
+/// replacing its malformed sequences adds, so that its output is never grown by doubling (an
+/// 8 MiB field of lone continuation bytes would otherwise be copied from 16 MiB into 32 MiB
+/// for 24 MiB of text, the two buffers live at once).
+fn capacity(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
+    match bytes.len() < EXACT_BYTES {
+        true => bytes.len(),
+        false => bytes.len() + replaced_growth(bytes, found, actions),
+    }
+}
+
+/// What replacing the malformed sequences of `bytes` by U+FFFD adds to them.
+fn replaced_growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
+    if !found.malformed.rewrites_any(actions) {
+        return 0;
+    }
+    let mut scratch = String::new();
+    utf8gate_codec::diagnose(bytes)
+        .filter(|m| malformed_action(m, actions) == Some(Action::Replace))
+        .map(|m| {
+            scratch.clear();
+            utf8gate_codec::push_lossy(m.bytes(), &mut scratch);
+            scratch.len().saturating_sub(m.bytes().len())
+        })
+        .sum()
+}
+
 /// Applies the rewriting actions to `bytes`: the malformations and character spans whose
 /// kind's action (in `actions`) rewrites, then NFC, then an identity's enforced form. One pass
 /// over the field: the malformations are walked again (when a malformed kind rewrites), the
 /// character spans read in order between them. Returns the new bytes and whether NFC was
 /// applied.
 pub(crate) fn apply(bytes: &[u8], found: &Found, actions: &Actions) -> (Vec<u8>, bool) {
-    let mut out = Vec::with_capacity(bytes.len());
+    let mut out = Vec::with_capacity(capacity(bytes, found, actions));
     let mut at = 0;
     let mut spans = found.spans.iter().peekable();
     // The characters spans rewrite, up to `limit`.
@@ -149,6 +207,26 @@ fn json_bytes_literal(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `original` with `edits` (sorted, each a span of it and its new bytes) in place, in a buffer
+/// of the exact size, so that a large body is never grown by doubling.
+fn splice(original: &[u8], edits: &[(Container, Range<usize>, Vec<u8>)]) -> Vec<u8> {
+    let size = edits.iter().fold(original.len(), |n, (_, span, bytes)| {
+        (n + bytes.len()).saturating_sub(span.len())
+    });
+    let mut spliced = Vec::with_capacity(size);
+    let mut at = 0;
+    for (_, span, bytes) in edits {
+        if span.start < at || span.end > original.len() {
+            continue;
+        }
+        spliced.extend_from_slice(&original[at..span.start]);
+        spliced.extend_from_slice(bytes);
+        at = span.end;
+    }
+    spliced.extend_from_slice(&original[at..]);
+    spliced
+}
+
 /// Writes rewritten fields back: each `(container, span, encoded bytes)` replaces its span.
 pub(crate) fn write_back(
     request: &Request,
@@ -171,8 +249,9 @@ pub(crate) fn write_back(
     let mut i = 0;
     while i < edits.len() {
         let container = edits[i].0;
-        let group: Vec<_> = edits[i..].iter().take_while(|e| e.0 == container).collect();
-        i += group.len();
+        let n = edits[i..].iter().take_while(|e| e.0 == container).count();
+        let group = i..i + n;
+        i += n;
         let original: &[u8] = match container {
             Container::Path => &request.path,
             Container::Query => request.query.as_deref().unwrap_or_default(),
@@ -183,21 +262,12 @@ pub(crate) fn write_back(
                 .unwrap_or_default(),
             Container::Body => &request.body,
         };
-        // The exact size, so that a large body is never grown by doubling.
-        let size = group.iter().fold(original.len(), |n, (_, span, bytes)| {
-            (n + bytes.len()).saturating_sub(span.len())
-        });
-        let mut spliced = Vec::with_capacity(size);
-        let mut at = 0;
-        for (_, span, bytes) in group {
-            if span.start < at || span.end > original.len() {
-                continue;
-            }
-            spliced.extend_from_slice(&original[at..span.start]);
-            spliced.extend_from_slice(bytes);
-            at = span.end;
-        }
-        spliced.extend_from_slice(&original[at..]);
+        // One edit of the whole container is the container (a text body rewritten whole):
+        // moved, not copied.
+        let spliced = match &mut edits[group.clone()] {
+            [(_, span, bytes)] if *span == (0..original.len()) => std::mem::take(bytes),
+            edits => splice(original, edits),
+        };
         match container {
             Container::Path => out.path = spliced,
             Container::Query => out.query = Some(spliced),

@@ -61,10 +61,13 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 const SIZE: usize = 8 << 20;
 
-/// Allocation allowed per byte of body: the request's own copies (a decoded body, a field's
-/// decoded bytes, a rewritten field at most three times its size for U+FFFD, the re-check) and
-/// nothing per finding. Measured peaks are in the failure message.
-const PER_BYTE: usize = 8;
+/// Allocation allowed per byte of body, beyond the body itself: the server's memory budget
+/// charges a body `EVALUATION_FACTOR` (3) times, the body and twice its size for one
+/// evaluation: a decoded or rewritten copy (a rewrite grows a field by a quarter at most, is
+/// written into a buffer of its exact size and moved into the body it is) and working memory
+/// of at most the body's size, nothing per finding. Measured peaks are printed: at most 18 MiB
+/// for 8 MiB (a JSON string of `\ud800` escapes), the rewrites at most 16.
+const PER_BYTE: usize = 2;
 
 /// Allocation allowed whatever the size (tables, the verdict's listed findings).
 const FIXED: usize = 4 << 20;
@@ -286,4 +289,38 @@ fn a_settled_request_is_not_read_to_the_end_unless_monitored() {
     let verdict = evaluate(&strict, &few).verdict;
     assert!(!verdict.stopped_early);
     assert_eq!(verdict.counts["unexpected_continuation"], 50);
+}
+
+/// A sanitize that would grow a long field by more than a quarter (NFC triples U+1D160,
+/// U+FFFD triples a lone byte) is refused as `limit_exceeded`, never written; a short field,
+/// or one that grows a little, is rewritten.
+#[test]
+fn a_rewrite_that_would_outgrow_the_budget_is_refused() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let evaluate_text = |profile: &Profile, body: &[u8]| {
+        let request = Request::new("POST", b"/upload")
+            .header("Content-Type", b"text/plain")
+            .body(body);
+        evaluate(profile, &request)
+    };
+    let tripled = "\u{1D160}".repeat(64 * 1024 / 4 + 1);
+    let lone = vec![0x80; 64 * 1024];
+    for (profile, body) in [
+        (Profile::strict(), tripled.as_bytes()),
+        (Profile::lossy(), &lone[..]),
+    ] {
+        let (e, peak) = peak_of(|| evaluate_text(&profile, body));
+        assert_eq!(e.verdict.decision, utf8gate_policy::Decision::Reject);
+        assert!(e.verdict.counts.contains_key("limit_exceeded"), "{:?}", e.verdict.counts);
+        assert!(peak < 2 * body.len() + FIXED, "{peak}");
+    }
+    // Short, or a little longer: rewritten.
+    let short = evaluate_text(&Profile::strict(), "\u{1D160}".repeat(100).as_bytes());
+    assert_eq!(short.verdict.decision, utf8gate_policy::Decision::Sanitize);
+    let mut some = "a".repeat(100 * 1024);
+    some.push_str(&"\u{1D160}".repeat(1000));
+    let grown = evaluate_text(&Profile::strict(), some.as_bytes());
+    assert_eq!(grown.verdict.decision, utf8gate_policy::Decision::Sanitize);
+    let sanitized = grown.sanitized.expect("sanitized");
+    assert_eq!(sanitized.body.len(), some.len() + 8 * 1000);
 }

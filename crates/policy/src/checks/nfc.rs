@@ -149,12 +149,70 @@ pub(crate) fn to_nfc(text: &str) -> Cow<'_, str> {
     // through cheaply.
     let mut out = String::with_capacity(text.len() + 16);
     out.push_str(&text[..start]);
+    // A run of more than `STREAM_SAFE` non-starters gets a U+034F COMBINING GRAPHEME JOINER
+    // before each 31st (UAX #15 §13's stream-safe conversion), so that the normalizer never
+    // holds more than one piece's run: the result is NFC and stream-safe, and reads as
+    // `region_difference` reads the text it came from.
     let normalizer = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
-    if normalizer.normalize_to(&text[start..], &mut out).is_err() {
-        out.truncate(start);
-        out.extend(text[start..].nfc());
+    let (mut piece, mut run) = (start, 0);
+    for (k, c) in text[start..].char_indices() {
+        let k = start + k;
+        run = if canonical_combining_class(c) == 0 {
+            0
+        } else {
+            run + 1
+        };
+        if run > STREAM_SAFE {
+            normalize_piece(&normalizer, &text[piece..k], &mut out);
+            out.push('\u{34F}');
+            (piece, run) = (k, 1);
+        }
     }
+    normalize_piece(&normalizer, &text[piece..], &mut out);
     Cow::Owned(out)
+}
+
+/// How many bytes longer [`to_nfc`] of `text` is than `text` (0 when it is not longer),
+/// counted without writing it: what a rewrite to NFC would add (NFC can triple a character's
+/// bytes: U+1D160 is U+1D158 U+1D165 U+1D16E).
+pub(crate) fn nfc_growth(text: &str) -> usize {
+    let tables = nfc_tables();
+    let (mut from, mut grown, mut shrunk) = (0, 0usize, 0usize);
+    while let Some((start, end)) = next_region(text, from, tables) {
+        let region = &text[start..end];
+        if region_difference(region).is_some() {
+            let (mut piece, mut run, mut len) = (0, 0, 0);
+            for (k, c) in region.char_indices() {
+                run = if canonical_combining_class(c) == 0 {
+                    0
+                } else {
+                    run + 1
+                };
+                if run > STREAM_SAFE {
+                    len += region[piece..k].nfc().map(char::len_utf8).sum::<usize>() + 2;
+                    (piece, run) = (k, 1);
+                }
+            }
+            len += region[piece..].nfc().map(char::len_utf8).sum::<usize>();
+            grown += len.saturating_sub(region.len());
+            shrunk += region.len().saturating_sub(len);
+        }
+        from = end;
+    }
+    grown.saturating_sub(shrunk)
+}
+
+/// Appends the NFC of `piece` to `out`.
+fn normalize_piece(
+    normalizer: &icu_normalizer::ComposingNormalizerBorrowed,
+    piece: &str,
+    out: &mut String,
+) {
+    let at = out.len();
+    if normalizer.normalize_to(piece, out).is_err() {
+        out.truncate(at);
+        out.extend(piece.nfc());
+    }
 }
 
 /// The first run of more than `limit` consecutive non-starters, counted as the Stream-Safe Text
@@ -275,16 +333,45 @@ fn next_region(text: &str, from: usize, tables: &NfcTables) -> Option<(usize, us
     Some((start, end))
 }
 
+/// Non-starters in a row that one normalization of a region holds at most: UAX #15 §13's
+/// stream-safe limit.
+const STREAM_SAFE: usize = 30;
+
 /// `None` if `region` (text between two normalization boundaries) is NFC; otherwise the byte
 /// offset in `region` of the first character that differs from its NFC (or of the last
 /// character, when NFC is only longer).
+///
+/// A normalizer holds a run of non-starters whole to reorder it: `a` and four million U+0301
+/// would be 32 MiB of buffer. The region is read as its stream-safe form instead (UAX #15
+/// §13: a U+034F before each 31st non-starter in a row, which ends a reordering and a
+/// composition), one piece at a time; a run that long is `excessive_combining` already. Text
+/// without such a run reads exactly as before.
 fn region_difference(region: &str) -> Option<usize> {
     if is_nfc_quick(region.chars()) == IsNormalized::Yes {
         return None;
     }
-    let mut nfc = region.nfc();
-    let mut last = 0;
+    let (mut start, mut run) = (0, 0);
     for (k, c) in region.char_indices() {
+        if canonical_combining_class(c) == 0 {
+            run = 0;
+            continue;
+        }
+        run += 1;
+        if run > STREAM_SAFE {
+            if let Some(at) = piece_difference(&region[start..k]) {
+                return Some(start + at);
+            }
+            (start, run) = (k, 1);
+        }
+    }
+    piece_difference(&region[start..]).map(|at| start + at)
+}
+
+/// [`region_difference`] of one stream-safe piece.
+fn piece_difference(piece: &str) -> Option<usize> {
+    let mut nfc = piece.nfc();
+    let mut last = 0;
+    for (k, c) in piece.char_indices() {
         if nfc.next() != Some(c) {
             return Some(k);
         }

@@ -90,10 +90,10 @@ fn readings(bytes: &[u8]) -> (String, String) {
 }
 
 /// The lax decoding of `bytes`: malformations become their lax character where it is one.
-fn lax_text(bytes: &[u8]) -> String {
+fn lax_text(bytes: &[u8]) -> Cow<'_, str> {
     match utf8gate_codec::validate(bytes) {
-        Ok(text) => text.to_string(),
-        Err(_) => readings(bytes).1,
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(readings(bytes).1),
     }
 }
 
@@ -179,7 +179,8 @@ pub(crate) fn scan_with(
     }
     let strict_shape = shape(&strict);
     if !malformations_none || has_escape {
-        let lax = lax_text(&percent_lax::decode_lax(first_lax.as_bytes()));
+        let decoded = percent_lax::decode_lax(first_lax.as_bytes());
+        let lax = lax_text(&decoded);
         let lax_shape = shape(&lax);
         if lax_shape.dot_segments > strict_shape.dot_segments
             || lax_shape.separators > strict_shape.separators

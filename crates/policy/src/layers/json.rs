@@ -30,6 +30,7 @@ mod checked;
 mod error;
 mod fold;
 mod keys;
+mod lone;
 mod pointer;
 mod proof;
 mod scanner;

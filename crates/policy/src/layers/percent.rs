@@ -200,34 +200,41 @@ pub(crate) fn encoded_separators(raw: &[u8], findings: &mut Found) {
 /// leaving RFC 3986 unreserved characters and, in paths, sub-delims, `:`, `@` and `/`.
 pub(crate) fn encode(bytes: &[u8], in_path: bool) -> Vec<u8> {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = Vec::with_capacity(bytes.len());
+    // The exact size (each escaped byte is three), so that a long value is never grown by
+    // doubling.
+    let escaped = bytes.iter().filter(|&&b| !kept(b, in_path)).count();
+    let mut out = Vec::with_capacity(bytes.len() + 2 * escaped);
     for &b in bytes {
-        let keep = b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~')
-            || (in_path
-                && matches!(
-                    b,
-                    b'/' | b':'
-                        | b'@'
-                        | b'!'
-                        | b'$'
-                        | b'&'
-                        | b'\''
-                        | b'('
-                        | b')'
-                        | b'*'
-                        | b'+'
-                        | b','
-                        | b';'
-                        | b'='
-                ));
-        if keep {
+        if kept(b, in_path) {
             out.push(b);
         } else {
             out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
         }
     }
     out
+}
+
+/// Whether [`encode`] keeps `b` as it is.
+fn kept(b: u8, in_path: bool) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'-' | b'.' | b'_' | b'~')
+        || (in_path
+            && matches!(
+                b,
+                b'/' | b':'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            ))
 }
 
 #[cfg(test)]

@@ -68,6 +68,13 @@ pub(crate) fn cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("decomposed e", text, body(b"", "e\u{301}".as_bytes(), b"")),
         // One base character and 4 M combining marks: one NFC segment of the whole body.
         ("combining run", text, body(b"a", "\u{301}".as_bytes(), b"")),
+        // NFC triples U+1D160 (4 bytes) into U+1D158 U+1D165 U+1D16E (12): the most text grows.
+        ("NFC triples", text, body(b"", "\u{1D160}".as_bytes(), b"")),
+        (
+            "NFC triples in a form",
+            form,
+            body(b"a=", b"%F0%9D%85%A0", b""),
+        ),
         (
             "fullwidth dots",
             text,

@@ -295,3 +295,28 @@ proptest! {
         check_against_oracle(&s);
     }
 }
+
+/// A run of non-starters past the stream-safe limit is normalized as its stream-safe form
+/// (UAX #15 §13: `unicode-normalization`'s `stream_safe()` is the oracle), a piece at a time,
+/// and read so by the check: the result is NFC and has no run past the limit.
+#[test]
+fn long_runs_of_non_starters_are_normalized_as_their_stream_safe_form() {
+    for marks in [
+        "\u{301}",
+        "\u{316}\u{301}",
+        "\u{327}\u{301}\u{316}",
+        "\u{301}\u{300}",
+    ] {
+        for n in [29, 30, 31, 61, 1000] {
+            let text = format!("xa{}b e\u{301}", marks.repeat(n));
+            let expected: String = text.stream_safe().nfc().collect();
+            let normalized = to_nfc(&text);
+            assert_eq!(normalized, expected, "{marks:?} x {n}");
+            assert_eq!(nfc_status(&normalized), NfcStatus::Nfc, "{marks:?} x {n}");
+            assert!(
+                !matches!(nfc_status(&text), NfcStatus::Nfc),
+                "{marks:?} x {n}"
+            );
+        }
+    }
+}

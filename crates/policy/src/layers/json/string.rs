@@ -98,7 +98,7 @@ pub(super) struct Decoded<'a> {
     /// Lone surrogates replaced by U+FFFD: offset in `value`, code unit. Eight bytes each (a
     /// string of a million `\ud800` escapes keeps 8 MiB of them, not 16): an offset past
     /// 4 GiB is written as `u32::MAX`.
-    pub(super) lone_surrogates: Vec<(u32, u16)>,
+    pub(super) lone_surrogates: super::lone::LoneSurrogates,
 }
 
 impl Decoded<'_> {
@@ -118,7 +118,7 @@ impl Decoded<'_> {
     /// Appends U+FFFD for a lone surrogate and records it.
     pub(super) fn push_lone(&mut self, unit: u16) {
         let at = u32::try_from(self.value.len()).unwrap_or(u32::MAX);
-        self.lone_surrogates.push((at, unit));
+        self.lone_surrogates.push(at, unit);
         self.value.extend_from_slice(&REPLACEMENT);
     }
 
@@ -159,7 +159,7 @@ pub(super) fn decode_literal(body: &[u8], start: usize) -> Result<Decoded<'_>, J
     let mut decoded = Decoded {
         raw: start..start,
         value: FieldBytes::Borrowed(rest.get(..run).unwrap_or_default()),
-        lone_surrogates: Vec::new(),
+        lone_surrogates: Default::default(),
     };
     pos += run;
     if body.get(pos) == Some(&b'\\') {

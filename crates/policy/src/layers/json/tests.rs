@@ -72,7 +72,7 @@ proptest! {
             let WtfBytes(wtf) = serde_json::from_slice(&body[t.raw.clone()]).unwrap();
             let (value, lone) = wtf8_to_scan(&wtf);
             prop_assert_eq!(&t.value, &value);
-            let at = |(i, u): &(u32, u16)| (*i as usize, *u);
+            let at = |(i, u): (u32, u16)| (i as usize, u);
             prop_assert_eq!(&t.lone_surrogates.iter().map(at).collect::<Vec<_>>(), &lone);
         }
         let key = String::from_utf8_lossy(&tokens[0].value).replace('~', "~0").replace('/', "~1");

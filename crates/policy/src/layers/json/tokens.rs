@@ -35,7 +35,7 @@ pub(crate) struct JsonString<'a> {
     pub(crate) value: FieldBytes<'a>,
     /// Byte offsets in `value` where a lone-surrogate escape was replaced by U+FFFD (3 bytes
     /// each), with the surrogate's value (e.g. 0xD800); an offset past 4 GiB is `u32::MAX`.
-    pub(crate) lone_surrogates: Vec<(u32, u16)>,
+    pub(crate) lone_surrogates: super::lone::LoneSurrogates,
 }
 
 /// The string tokens of a document, the first 8 inline (none allocated for a small one).

@@ -214,7 +214,7 @@ impl From<json::JsonError> for Stop {
 /// `room` detailed ones.
 fn lone_surrogates(s: &json::JsonString, room: usize) -> Found {
     let mut found = Found::new(room, KindSet::default());
-    for &(at, unit) in &s.lone_surrogates {
+    for (at, unit) in s.lone_surrogates.iter() {
         let at = at as usize;
         let kind = FindingKind::EscapedSurrogate;
         found.report(kind, at, 3, Fix::None, || {

@@ -80,7 +80,10 @@ fn escaped_nul() {
 fn lone_surrogates() {
     let tokens = scan(br#"{"k":"\uD800x"}"#, LIMITS).unwrap();
     assert_eq!(*tokens[1].value, [0xEF, 0xBF, 0xBD, b'x']);
-    assert_eq!(tokens[1].lone_surrogates, [(0, 0xD800)]);
+    assert_eq!(
+        tokens[1].lone_surrogates.iter().collect::<Vec<_>>(),
+        [(0, 0xD800)]
+    );
     assert_eq!(tokens[1].pointer, "/k");
     // A low surrogate alone, a high one before a non-surrogate escape, two highs before a
     // low (the second pairs), and a high one at the end of the string.
@@ -94,7 +97,7 @@ fn lone_surrogates() {
     value.extend_from_slice(&REPLACEMENT);
     assert_eq!(*tokens[0].value, value);
     assert_eq!(
-        tokens[0].lone_surrogates,
+        tokens[0].lone_surrogates.iter().collect::<Vec<_>>(),
         [(1, 0xDC00), (4, 0xD800), (8, 0xD800), (15, 0xDBFF)]
     );
 }
@@ -118,7 +121,10 @@ fn long_runs_of_lone_surrogates() {
     let tokens = scan(&body, LIMITS).unwrap();
     assert_eq!(tokens[0].lone_surrogates.len(), 200_000);
     assert_eq!(tokens[0].value.len(), 600_000);
-    assert_eq!(tokens[0].lone_surrogates[199_999], (599_997, 0xD800));
+    assert_eq!(
+        tokens[0].lone_surrogates.iter().last(),
+        Some((599_997, 0xD800))
+    );
 }
 
 #[test]
