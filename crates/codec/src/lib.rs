@@ -48,7 +48,7 @@ mod validate;
 pub use diagnose::{Diagnose, Malformation, diagnose};
 pub use encode::{EncodeError, encode_scalar, repair_cesu8};
 pub use kind::MalformedKind;
-pub use lossy::{REPLACEMENT, maximal_subpart_len, push_lossy, to_lossy};
+pub use lossy::{REPLACEMENT, lossy_len, maximal_subpart_len, push_lossy, to_lossy};
 pub use scalar::format_scalar;
 pub use signature::{FeffPositions, Signature, UTF8_BOM, detect_signature, feff_positions};
 pub use stream::{StreamSummary, StreamValidator};

@@ -34,6 +34,23 @@ pub fn push_lossy(bytes: &[u8], out: &mut String) -> usize {
     push_from(bytes, simdutf8::compat::from_utf8(bytes), out)
 }
 
+/// The length in bytes of the lossy decoding of `bytes` ([`to_lossy`]), counted without
+/// writing it: what repairing a buffer costs before it is repaired.
+pub fn lossy_len(bytes: &[u8]) -> usize {
+    let (mut rest, mut len) = (bytes, 0);
+    loop {
+        let e = match simdutf8::compat::from_utf8(rest) {
+            Ok(_) => return len + rest.len(),
+            Err(e) => e,
+        };
+        len += e.valid_up_to() + REPLACEMENT.len_utf8();
+        match e.error_len() {
+            Some(n) => rest = &rest[e.valid_up_to() + n..],
+            None => return len,
+        }
+    }
+}
+
 /// [`push_lossy`] given `simdutf8::compat`'s verdict on `rest`.
 fn push_from<'a>(
     mut rest: &'a [u8],
@@ -90,7 +107,24 @@ pub fn maximal_subpart_len(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{maximal_subpart_len, to_lossy};
+    use super::{lossy_len, maximal_subpart_len, to_lossy};
+
+    #[test]
+    fn lossy_len_is_the_length_of_the_lossy_decoding() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for len in 0..2000 {
+            let bytes: Vec<u8> = (0..len % 40)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    [0x41, 0x80, 0xC0, 0xE2, 0xED, 0xF0, 0xF4, 0xFF, 0x9F, 0xA0]
+                        [(seed % 10) as usize]
+                })
+                .collect();
+            assert_eq!(lossy_len(&bytes), to_lossy(&bytes).len(), "{bytes:02X?}");
+        }
+    }
     use std::borrow::Cow;
 
     #[test]

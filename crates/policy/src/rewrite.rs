@@ -58,14 +58,9 @@ fn replaced_growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
     if !found.malformed.rewrites_any(actions) {
         return 0;
     }
-    let mut scratch = String::new();
     utf8gate_codec::diagnose(bytes)
         .filter(|m| malformed_action(m, actions) == Some(Action::Replace))
-        .map(|m| {
-            scratch.clear();
-            utf8gate_codec::push_lossy(m.bytes(), &mut scratch);
-            scratch.len().saturating_sub(m.bytes().len())
-        })
+        .map(|m| utf8gate_codec::lossy_len(m.bytes()).saturating_sub(m.len()))
         .sum()
 }
 

@@ -311,7 +311,11 @@ fn a_rewrite_that_would_outgrow_the_budget_is_refused() {
     ] {
         let (e, peak) = peak_of(|| evaluate_text(&profile, body));
         assert_eq!(e.verdict.decision, utf8gate_policy::Decision::Reject);
-        assert!(e.verdict.counts.contains_key("limit_exceeded"), "{:?}", e.verdict.counts);
+        assert!(
+            e.verdict.counts.contains_key("limit_exceeded"),
+            "{:?}",
+            e.verdict.counts
+        );
         assert!(peak < 2 * body.len() + FIXED, "{peak}");
     }
     // Short, or a little longer: rewritten.
@@ -323,4 +327,73 @@ fn a_rewrite_that_would_outgrow_the_budget_is_refused() {
     assert_eq!(grown.verdict.decision, utf8gate_policy::Decision::Sanitize);
     let sanitized = grown.sanitized.expect("sanitized");
     assert_eq!(sanitized.body.len(), some.len() + 8 * 1000);
+}
+
+/// The search for the next shape: every short unit that maximises findings, fields, nesting,
+/// escapes or non-starters, repeated to fill a body in the frame of every reading (a text
+/// body, a JSON string and array, an XML text, a YAML quoted scalar and flow sequence, a form
+/// value, a multipart part), under `strict` and `lossy`: one evaluation holds at most twice
+/// the body (the server's factor of 3, the body being the first).
+#[test]
+fn every_unit_in_every_reading_holds_at_most_twice_its_body() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const SIZE: usize = 2 << 20;
+    const SLACK: usize = 1 << 20;
+    #[rustfmt::skip]
+    let units: &[&[u8]] = &[
+        b"\x80", b"\xC0\xAE", b"\xC0\x80", b"\xED\xA0\x80", b"\xF4\x90\x80\x80", b"\0", b"\x01",
+        b"%", b"%00", b"%c0%ae", b"%2525", b"%u002e", b"\\u0000", b"\\ud800", b"\\b", b"\\n",
+        b"\\\"", b"&#0;", b"&#1;", b"&amp;", b"<a/>", "\u{301}".as_bytes(),
+        "e\u{301}".as_bytes(), "\u{1D160}".as_bytes(), "\u{FEFF}".as_bytes(),
+        "\u{202E}".as_bytes(), "\u{FF0E}".as_bytes(), "\u{FB2C}".as_bytes(), b"a.b/", b"../",
+        b"\"a\",", b"{\"a\":1},", b"[1],", b"\\0", b"*a ", b"a=b&", b"a",
+    ];
+    let frames: &[(&str, &[u8], &[u8])] = &[
+        ("text/plain", b"", b""),
+        ("application/json", b"{\"a\":\"", b"\"}"),
+        ("application/json", b"[", b"1]"),
+        ("application/xml", b"<r>", b"</r>"),
+        ("application/yaml", b"a: \"", b"\""),
+        ("application/yaml", b"a: [", b"]"),
+        ("application/x-www-form-urlencoded", b"a=", b""),
+        (
+            "multipart/form-data; boundary=B",
+            b"--B\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\n",
+            b"\r\n--B--\r\n",
+        ),
+    ];
+    // Known to hold more, at most four times the body: a form value of raw UTF-8 rewritten
+    // to NFC is written back percent-encoded (`é` raw is two bytes, `%C3%A9` six), spliced into
+    // the body; a long YAML scalar is the parser's copy, and a lax reading of its escapes.
+    let known = |content_type: &str, unit: &[u8]| {
+        (content_type.ends_with("urlencoded") && unit == "e\u{301}".as_bytes())
+            || (content_type == "application/yaml" && unit == b"%c0%ae")
+    };
+    let mut failures = Vec::new();
+    for profile in [Profile::strict(), Profile::lossy()] {
+        for (content_type, prefix, suffix) in frames {
+            for unit in units {
+                let times = if known(content_type, unit) { 4 } else { 2 };
+                let body = body_of(SIZE, prefix, unit, suffix);
+                let request = Request::new("POST", b"/upload")
+                    .header("Content-Type", content_type.as_bytes())
+                    .body(&body);
+                let (_, peak) = peak_of(|| evaluate(&profile, &request));
+                if peak > times * body.len() + SLACK {
+                    failures.push(format!(
+                        "{} {content_type} {:?}: peak {} KiB for {} KiB",
+                        profile.name,
+                        String::from_utf8_lossy(unit),
+                        peak >> 10,
+                        body.len() >> 10
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "over twice the body:\n{}",
+        failures.join("\n")
+    );
 }

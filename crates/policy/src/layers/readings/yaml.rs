@@ -48,7 +48,7 @@ fn claims(ct: &ContentType) -> bool {
 
 /// A YAML body: its scalars as fields. A body that is not UTF-8 is checked as text (the codec
 /// shows its malformed bytes) and its lossy text, what a repaired body would be, read as YAML,
-/// check-only. A body that is not YAML, or past a limit, is checked as text as well.
+/// check-only (unless the repair would grow it by more than a quarter, which is refused). A body that is not YAML, or past a limit, is checked as text as well.
 fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &mut Decomposed<'a>) {
     let start = signature_field(body, out);
     let rest = &body[start..];
@@ -61,6 +61,14 @@ fn read<'a>(body: &'a [u8], _: &ContentType, profile: &Profile, _: bool, out: &m
         }
         Err(_) => {
             as_text(out);
+            // A repair that grows the body by more than a quarter is refused (`limit_exceeded`),
+            // never forwarded: its lossy text is not read (three times the body, for nothing).
+            let (long, growth) = (crate::rewrite::EXACT_BYTES, crate::rewrite::MAX_GROWTH);
+            if rest.len() >= long
+                && utf8gate_codec::lossy_len(rest) > rest.len() + rest.len() / growth
+            {
+                return;
+            }
             let lossy = String::from_utf8_lossy(rest);
             let mut second = out.second();
             read_text(&lossy, start, profile, &mut second);

@@ -14,8 +14,10 @@ use std::rc::Rc;
 /// Characters the parser may read past its last event before the cap is considered.
 pub(super) const LOOKAHEAD: usize = 32 * 1024;
 
-/// Flow entry and collection starts (`,`, `[`, `{`) the parser may read past its last event
-/// before the cap is considered: every few held tokens follow one, so this bounds them.
+/// Flow entry and collection starts (`,`, `[`, `{`), and the starts of the other tokens a flow
+/// holds (an alias `*`, an anchor `&`, a tag `!`, a key `?`, a value `:`), the parser may read
+/// past its last event before the cap is considered: every held token follows one, so this
+/// bounds them (`[*a *a *a ...]` holds an alias token every three bytes and no comma).
 pub(super) const MAX_INDICATORS: usize = 16 * 1024;
 
 /// What the walk tells the input: the character index where its last event ended.
@@ -143,7 +145,7 @@ impl Iterator for Capped<'_> {
         self.pos += c.len_utf8();
         self.read += 1;
         self.ahead += 1;
-        self.indicators += usize::from(matches!(c, ',' | '[' | '{'));
+        self.indicators += usize::from(matches!(c, ',' | '[' | '{' | '*' | '&' | '!' | ':' | '?'));
         Some(c)
     }
 }
