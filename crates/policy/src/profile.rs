@@ -179,7 +179,8 @@ impl Profile {
     }
 
     /// Every malformed sequence replaced by U+FFFD per maximal subpart, nothing else changed:
-    /// a sanitized text body is byte-identical to `String::from_utf8_lossy`.
+    /// a sanitized text body is byte-identical to `String::from_utf8_lossy` (a field of 64 KiB or
+    /// more whose repair would grow it by more than a quarter is refused, `limit_exceeded`).
     pub fn lossy() -> Profile {
         let mut p = Profile::strict();
         p.name = "lossy".into();
