@@ -27,6 +27,11 @@ pub(crate) enum Encoding {
     PathPercent,
     /// Percent-encoded query or form component (`+` is a space).
     FormPercent,
+    /// A form component in a body whose client wrote its non-ASCII characters as raw UTF-8
+    /// (not one escaped byte above 0x7F): written back the same way, its ASCII as
+    /// `FormPercent` writes it. Percent-encoding them would triple them (`é` is two bytes raw,
+    /// six as `%C3%A9`) in a body the memory budget charges three times in all.
+    FormRawUtf8,
     /// A JSON string literal, quotes included.
     JsonString,
     /// The inside of an RFC 9110 quoted-string (multipart parameter).

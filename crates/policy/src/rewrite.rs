@@ -176,6 +176,7 @@ pub(crate) fn encode(encoding: Encoding, bytes: Vec<u8>) -> Vec<u8> {
         Encoding::Raw => unreachable!("returned above"),
         Encoding::PathPercent => percent::encode(bytes, true),
         Encoding::FormPercent | Encoding::ExtValue => percent::encode(bytes, false),
+        Encoding::FormRawUtf8 => percent::encode_ascii(bytes),
         Encoding::Quoted => multipart::quote(bytes),
         Encoding::XmlText => crate::layers::xml_escape(bytes, false),
         Encoding::XmlAttribute => crate::layers::xml_escape(bytes, true),

@@ -157,3 +157,23 @@ fn a_typed_part_is_rewritten_by_its_reading() {
         }
     }
 }
+
+/// A form value rewritten to NFC is written back as its client wrote it: raw UTF-8 stays raw
+/// (percent-encoding would triple it), an escaped value stays escaped; its ASCII is escaped as
+/// before either way.
+#[test]
+fn a_form_value_is_written_back_as_its_client_wrote_it() {
+    for (body, expected) in [
+        ("a=Jose\u{301}+L&b=x", "a=Jos\u{e9}%20L&b=x"),
+        ("a=Jose%CC%81+L&b=x", "a=Jos%C3%A9%20L&b=x"),
+        ("a=e\u{301}%CC%81", "a=%C3%A9%CC%81"),
+    ] {
+        let request = Request::new("POST", b"/form")
+            .header("Content-Type", b"application/x-www-form-urlencoded")
+            .body(body.as_bytes());
+        let e = evaluate(&Profile::strict(), &request);
+        assert_eq!(e.verdict.decision, Decision::Sanitize, "{body}");
+        let sanitized = e.sanitized.expect("sanitized");
+        assert_eq!(String::from_utf8_lossy(&sanitized.body), expected, "{body}");
+    }
+}

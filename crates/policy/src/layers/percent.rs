@@ -199,13 +199,22 @@ pub(crate) fn encoded_separators(raw: &[u8], findings: &mut Found) {
 /// Percent-encodes `bytes` for a path (`encode_slash` false) or a query/form component,
 /// leaving RFC 3986 unreserved characters and, in paths, sub-delims, `:`, `@` and `/`.
 pub(crate) fn encode(bytes: &[u8], in_path: bool) -> Vec<u8> {
+    escape(bytes, |b| kept(b, in_path))
+}
+
+/// [`encode`] of a form component, but bytes above 0x7F written as they are (raw UTF-8).
+pub(crate) fn encode_ascii(bytes: &[u8]) -> Vec<u8> {
+    escape(bytes, |b| b >= 0x80 || kept(b, false))
+}
+
+/// `bytes` with every byte `keep` refuses percent-encoded, in a buffer of the exact size (each
+/// escaped byte is three), so that a long value is never grown by doubling.
+fn escape(bytes: &[u8], keep: impl Fn(u8) -> bool) -> Vec<u8> {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    // The exact size (each escaped byte is three), so that a long value is never grown by
-    // doubling.
-    let escaped = bytes.iter().filter(|&&b| !kept(b, in_path)).count();
+    let escaped = bytes.iter().filter(|&&b| !keep(b)).count();
     let mut out = Vec::with_capacity(bytes.len() + 2 * escaped);
     for &b in bytes {
-        if kept(b, in_path) {
+        if keep(b) {
             out.push(b);
         } else {
             out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);

@@ -44,6 +44,11 @@ pub(crate) fn fields<'r>(
                 ),
                 None => (range.clone(), None),
             };
+        // A body's component written with raw UTF-8 is written back so (`FormRawUtf8`).
+        let encoding = |raw: &[u8]| match container == Container::Body && raw_utf8(raw) {
+            true => Encoding::FormRawUtf8,
+            false => Encoding::FormPercent,
+        };
         let (key, key_findings) = percent::decode(&raw[key_range.clone()], true, room);
         let index = count - 1;
         out.push(Field {
@@ -51,7 +56,7 @@ pub(crate) fn fields<'r>(
             bytes: key.clone(),
             container,
             span: base + key_range.start..base + key_range.end,
-            encoding: Encoding::FormPercent,
+            encoding: encoding(&raw[key_range.clone()]),
             at_body_start: false,
             layer_findings: key_findings.boxed(),
             check_only: false,
@@ -65,7 +70,7 @@ pub(crate) fn fields<'r>(
                 bytes: value,
                 container,
                 span: base + value_range.start..base + value_range.end,
-                encoding: Encoding::FormPercent,
+                encoding: encoding(&raw[value_range.clone()]),
                 at_body_start: false,
                 layer_findings: findings.boxed(),
                 check_only: false,
@@ -75,6 +80,17 @@ pub(crate) fn fields<'r>(
         }
     }
     false
+}
+
+/// Whether `raw` holds raw bytes above 0x7F and no escape of one.
+fn raw_utf8(raw: &[u8]) -> bool {
+    let escaped_high = memchr::memchr_iter(b'%', raw).any(|at| {
+        matches!(
+            raw.get(at + 1),
+            Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+        )
+    });
+    !escaped_high && raw.iter().any(|&b| b >= 0x80)
 }
 
 #[cfg(test)]
