@@ -154,21 +154,12 @@ pub(crate) fn to_nfc(text: &str) -> Cow<'_, str> {
     // holds more than one piece's run: the result is NFC and stream-safe, and reads as
     // `region_difference` reads the text it came from.
     let normalizer = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
-    let (mut piece, mut run) = (start, 0);
-    for (k, c) in text[start..].char_indices() {
-        let k = start + k;
-        run = if canonical_combining_class(c) == 0 {
-            0
-        } else {
-            run + 1
-        };
-        if run > STREAM_SAFE {
-            normalize_piece(&normalizer, &text[piece..k], &mut out);
+    for (at, piece) in stream_safe_pieces(&text[start..]) {
+        if at > 0 {
             out.push('\u{34F}');
-            (piece, run) = (k, 1);
         }
+        normalize_piece(&normalizer, piece, &mut out);
     }
-    normalize_piece(&normalizer, &text[piece..], &mut out);
     Cow::Owned(out)
 }
 
@@ -181,19 +172,11 @@ pub(crate) fn nfc_growth(text: &str) -> usize {
     while let Some((start, end)) = next_region(text, from, tables) {
         let region = &text[start..end];
         if region_difference(region).is_some() {
-            let (mut piece, mut run, mut len) = (0, 0, 0);
-            for (k, c) in region.char_indices() {
-                run = if canonical_combining_class(c) == 0 {
-                    0
-                } else {
-                    run + 1
-                };
-                if run > STREAM_SAFE {
-                    len += region[piece..k].nfc().map(char::len_utf8).sum::<usize>() + 2;
-                    (piece, run) = (k, 1);
-                }
-            }
-            len += region[piece..].nfc().map(char::len_utf8).sum::<usize>();
+            // Each piece's NFC, and a U+034F (two bytes) between two pieces.
+            let len = stream_safe_pieces(region)
+                .map(|(_, piece)| piece.nfc().map(char::len_utf8).sum::<usize>() + 2)
+                .sum::<usize>()
+                - 2;
             grown += len.saturating_sub(region.len());
             shrunk += region.len().saturating_sub(len);
         }
@@ -350,21 +333,36 @@ fn region_difference(region: &str) -> Option<usize> {
     if is_nfc_quick(region.chars()) == IsNormalized::Yes {
         return None;
     }
-    let (mut start, mut run) = (0, 0);
-    for (k, c) in region.char_indices() {
-        if canonical_combining_class(c) == 0 {
-            run = 0;
-            continue;
+    stream_safe_pieces(region)
+        .find_map(|(start, piece)| piece_difference(piece).map(|at| start + at))
+}
+
+/// `text` cut before each 31st non-starter in a row (by canonical combining class): the pieces
+/// UAX #15 §13's stream-safe form separates with a U+034F, each with its offset. Text without
+/// such a run is one piece.
+fn stream_safe_pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let (mut piece, mut run) = (0, 0);
+    let mut chars = text.char_indices();
+    core::iter::from_fn(move || {
+        if piece > text.len() {
+            return None;
         }
-        run += 1;
-        if run > STREAM_SAFE {
-            if let Some(at) = piece_difference(&region[start..k]) {
-                return Some(start + at);
+        for (k, c) in chars.by_ref() {
+            run = if canonical_combining_class(c) == 0 {
+                0
+            } else {
+                run + 1
+            };
+            if run > STREAM_SAFE {
+                let cut = (piece, &text[piece..k]);
+                (piece, run) = (k, 1);
+                return Some(cut);
             }
-            (start, run) = (k, 1);
         }
-    }
-    piece_difference(&region[start..]).map(|at| start + at)
+        let last = (piece, &text[piece..]);
+        piece = text.len() + 1;
+        Some(last)
+    })
 }
 
 /// [`region_difference`] of one stream-safe piece.
