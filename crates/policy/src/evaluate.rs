@@ -176,7 +176,7 @@ fn check_and_rewrite(
     }
     // A rewrite that would outgrow the memory budget's share of the field is refused, never
     // written (`rewrite::MAX_GROWTH`).
-    let grown = rewrite::growth(&field.bytes, &found, &actions);
+    let (replaced, grown) = rewrite::growth(&field.bytes, &found, &actions);
     if grown > field.bytes.len() / rewrite::MAX_GROWTH {
         let len = field.bytes.len();
         let message = format!(
@@ -188,7 +188,8 @@ fn check_and_rewrite(
         verdict.add(location, raw, "");
         return None;
     }
-    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &found, &actions);
+    let capacity = field.bytes.len() + replaced;
+    let (mut bytes, mut normalized) = rewrite::apply(&field.bytes, &found, &actions, capacity);
     drop(found);
     // Every check runs again on the rewritten bytes: normalization must not create what the
     // checks forbid (NFC maps U+037E to ';'), and a second pass must find nothing to rewrite.
@@ -203,7 +204,7 @@ fn check_and_rewrite(
         if !again_actions.rewrite_any(&again) || round + 1 == MAX_REWRITE_ROUNDS {
             break;
         }
-        let (next, n) = rewrite::apply(&bytes, &again, &again_actions);
+        let (next, n) = rewrite::apply(&bytes, &again, &again_actions, bytes.len());
         if next == bytes {
             break;
         }

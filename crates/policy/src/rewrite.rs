@@ -20,14 +20,18 @@ pub(crate) const EXACT_BYTES: usize = 64 * 1024;
 /// rewrite can triple text (U+FFFD for each lone byte, NFC of U+1D160).
 pub(crate) const MAX_GROWTH: usize = 4;
 
-/// How many bytes [`apply`] adds to `bytes` (replacing malformed sequences, which may triple
-/// them, and NFC, which may triple a character), counted without writing them. Only a long
-/// field is counted; 0 for a short one.
-pub(crate) fn growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
+/// How many bytes [`apply`] adds to `bytes`, counted without writing them: replacing its
+/// malformed sequences (which may triple them), and that with NFC (which may triple a
+/// character). Only a long field is counted; `(0, 0)` for a short one. The first is what
+/// [`apply`]'s output needs before NFC, so that a long output is never grown by doubling (an
+/// 8 MiB field of lone continuation bytes would otherwise be copied from 16 MiB into 32 MiB
+/// for 24 MiB of text, the two buffers live at once).
+pub(crate) fn growth(bytes: &[u8], found: &Found, actions: &Actions) -> (usize, usize) {
     if bytes.len() < EXACT_BYTES {
-        return 0;
+        return (0, 0);
     }
-    let mut grown = replaced_growth(bytes, found, actions);
+    let replaced = replaced_growth(bytes, found, actions);
+    let mut grown = replaced;
     if found
         .normalize
         .is_some_and(|k| actions.get(k) == Action::Normalize)
@@ -39,18 +43,7 @@ pub(crate) fn growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
             .map(|chunk| nfc::nfc_growth(chunk.valid()))
             .sum::<usize>();
     }
-    grown
-}
-
-/// The capacity of [`apply`]'s output before NFC: the field's size, and for a long field what
-/// replacing its malformed sequences adds, so that its output is never grown by doubling (an
-/// 8 MiB field of lone continuation bytes would otherwise be copied from 16 MiB into 32 MiB
-/// for 24 MiB of text, the two buffers live at once).
-fn capacity(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
-    match bytes.len() < EXACT_BYTES {
-        true => bytes.len(),
-        false => bytes.len() + replaced_growth(bytes, found, actions),
-    }
+    (replaced, grown)
 }
 
 /// What replacing the malformed sequences of `bytes` by U+FFFD adds to them.
@@ -67,10 +60,15 @@ fn replaced_growth(bytes: &[u8], found: &Found, actions: &Actions) -> usize {
 /// Applies the rewriting actions to `bytes`: the malformations and character spans whose
 /// kind's action (in `actions`) rewrites, then NFC, then an identity's enforced form. One pass
 /// over the field: the malformations are walked again (when a malformed kind rewrites), the
-/// character spans read in order between them. Returns the new bytes and whether NFC was
-/// applied.
-pub(crate) fn apply(bytes: &[u8], found: &Found, actions: &Actions) -> (Vec<u8>, bool) {
-    let mut out = Vec::with_capacity(capacity(bytes, found, actions));
+/// character spans read in order between them, into a buffer of `capacity` (the output's size
+/// before NFC, from [`growth`], when known). Returns the new bytes and whether NFC was applied.
+pub(crate) fn apply(
+    bytes: &[u8],
+    found: &Found,
+    actions: &Actions,
+    capacity: usize,
+) -> (Vec<u8>, bool) {
+    let mut out = Vec::with_capacity(capacity);
     let mut at = 0;
     let mut spans = found.spans.iter().peekable();
     // The characters spans rewrite, up to `limit`.

@@ -168,7 +168,7 @@ proptest! {
         for (k, _) in found.counts.iter() {
             actions.set(k, action(k));
         }
-        let (rewritten, _) = crate::rewrite::apply(&bytes, &found, &actions);
+        let (rewritten, _) = crate::rewrite::apply(&bytes, &found, &actions, bytes.len());
         prop_assert_eq!(rewritten, reference(&bytes, &all, action));
         let total: u64 = found.counts.iter().map(|(_, n)| n).sum();
         prop_assert_eq!(total as usize, all.len());
