@@ -80,7 +80,7 @@ fn url<'a>(
     out: &mut Decomposed<'a>,
 ) {
     let value = trim(value);
-    let rest = match scheme_end(value) {
+    let rest = match hosts::scheme_end(value) {
         Some(after) if value[after..].starts_with(b"//") => {
             let authority = &value[after + 2..];
             let end = authority
@@ -130,17 +130,6 @@ fn url<'a>(
             out.fields.push(field);
         }
     }
-}
-
-/// Where an RFC 3986 scheme and its `:` end, if `value` starts with one.
-fn scheme_end(value: &[u8]) -> Option<usize> {
-    let colon = value.iter().position(|&b| b == b':')?;
-    let scheme = &value[..colon];
-    let ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    ok.then_some(colon + 1)
 }
 
 /// `key*=charset'language'percent-encoded` parameters, decoded.

@@ -150,17 +150,7 @@ pub(crate) fn name_of(value: &[u8]) -> Option<&[u8]> {
 /// with or without user information and port.
 pub(crate) fn url_host(value: &[u8]) -> Option<&[u8]> {
     let value = crate::request::trim(value);
-    let after = match value.iter().position(|&b| b == b':') {
-        Some(colon)
-            if value[..colon].first().is_some_and(u8::is_ascii_alphabetic)
-                && value[..colon]
-                    .iter()
-                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
-        {
-            &value[colon + 1..]
-        }
-        _ => value,
-    };
+    let after = &value[scheme_end(value).unwrap_or(0)..];
     // WHATWG reads `\` as `/` in the slashes of special schemes.
     let authority = match after {
         [b'/' | b'\\', b'/' | b'\\', rest @ ..] => rest,
@@ -176,6 +166,17 @@ pub(crate) fn url_host(value: &[u8]) -> Option<&[u8]> {
         .rposition(|&b| b == b'@')
         .map_or(0, |at| at + 1)..];
     name_of(host)
+}
+
+/// Where an RFC 3986 scheme and its `:` end, if `value` starts with one.
+pub(crate) fn scheme_end(value: &[u8]) -> Option<usize> {
+    let colon = value.iter().position(|&b| b == b':')?;
+    let scheme = &value[..colon];
+    let ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    ok.then_some(colon + 1)
 }
 
 /// The `host=` values of a `Forwarded` header (RFC 7239 §4), unquoted.
