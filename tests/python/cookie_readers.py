@@ -76,7 +76,8 @@ from django.core.handlers.wsgi import get_str_from_wsgi
 from django.http.cookie import parse_cookie as django_parse_cookie
 from werkzeug.wrappers import Request
 
-ERROR_MAX = 200
+from reader_io import serve, short_error
+
 NODE_COOKIE_VERSION = "1.1.1"  # npm `cookie`, newest 1.x; also noted in requirements.txt
 REPO = Path(__file__).resolve().parents[2]
 NODE_COOKIE_DIR = Path(os.environ.get("UTF8GATE_NODE_COOKIE", REPO / "target" / "node-cookie"))
@@ -114,11 +115,6 @@ def latin1_bytes(s):
         return s.encode("latin-1")
     except UnicodeEncodeError:
         return s.encode("utf-8", "surrogatepass")
-
-
-def short_error(text):
-    # ASCII only: a message may quote a lone surrogate, which strict JSON readers refuse.
-    return {"error": text[:ERROR_MAX].encode("ascii", "backslashreplace").decode("ascii")}
 
 
 def read_simplecookie(header):
@@ -247,11 +243,7 @@ def read_all(doc):
 
 
 def main():
-    sys.setrecursionlimit(5000)
-    doc = json.load(sys.stdin)
-    json.dump(read_all(doc), sys.stdout, ensure_ascii=True, separators=(",", ":"))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    serve(read_all)
 
 
 if __name__ == "__main__":

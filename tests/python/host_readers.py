@@ -38,7 +38,8 @@ import sys
 
 import idna
 
-ERROR_MAX = 200
+from reader_io import serve, short_error
+
 PARSERS = ["idna_uts46", "whatwg_url"]
 
 # Reads {"hosts": [str or null, ...]} on stdin, writes {"results": [...]} with the JS strings.
@@ -65,11 +66,6 @@ process.stdin.on("end", () => {
 
 def b64_str(s):
     return base64.b64encode(s.encode("utf-8", "surrogatepass")).decode("ascii")
-
-
-def short_error(text):
-    # ASCII only: a message may quote a lone surrogate, which strict JSON readers refuse.
-    return {"error": text[:ERROR_MAX].encode("ascii", "backslashreplace").decode("ascii")}
 
 
 def strip_port(host):
@@ -130,11 +126,7 @@ def read_all(doc):
 
 
 def main():
-    sys.setrecursionlimit(5000)
-    doc = json.load(sys.stdin)
-    json.dump(read_all(doc), sys.stdout, ensure_ascii=True, separators=(",", ":"))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    serve(read_all)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,8 @@ import email.parser
 import email.policy
 import email.utils
 
+from reader_io import serve
+
 TIMEOUT_S = 10.0
 ERROR_MAX = 300
 
@@ -554,10 +556,7 @@ def read_all(doc):
 
 
 def main():
-    doc = json.load(sys.stdin)
-    json.dump(read_all(doc), sys.stdout, ensure_ascii=True, separators=(",", ":"))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    serve(read_all)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ import warnings
 import yaml
 from ruamel.yaml import YAML
 
+from reader_io import serve
+
 ERROR_MAX = 200
 
 
@@ -102,12 +104,8 @@ def read_all(doc):
 
 
 def main():
-    sys.setrecursionlimit(5000)
     warnings.simplefilter("ignore")  # ruamel.yaml warns of reused anchors
-    doc = json.load(sys.stdin)
-    json.dump(read_all(doc), sys.stdout, ensure_ascii=True, separators=(",", ":"))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
+    serve(read_all)
 
 
 if __name__ == "__main__":
