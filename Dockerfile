@@ -62,7 +62,8 @@ COPY --from=binary /out/utf8gate /usr/local/bin/utf8gate
 COPY --from=binary /out/utf8gate.toml /etc/utf8gate/utf8gate.toml
 # glibc keeps a malloc arena per thread that allocates, and what a blocking evaluation frees
 # stays in its arena: four 8 MiB hostile bodies at once peaked 133-150 MiB above idle with the
-# default, 83 MiB with two arenas, at no throughput cost measured (docs/BENCHMARKS.md).
+# default, 83 MiB with two arenas, at no throughput cost measured (docs/BENCHMARKS.md). The
+# binary caps them at two itself (budget::arenas); the variable says so where it is seen.
 ENV MALLOC_ARENA_MAX=2
 # A numeric user that exists nowhere in the image: nothing to own, nothing to write.
 USER 10001:10001

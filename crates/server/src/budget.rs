@@ -12,6 +12,8 @@
 //! Built on a tokio semaphore counting KiB: acquisitions are FIFO (a large body waiting is not
 //! overtaken forever by small ones), and nothing is ever charged twice or released twice.
 
+pub mod arenas;
+
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 

@@ -6,6 +6,8 @@ use clap::Parser;
 use utf8gate_server::cli::{self, Cli, Command};
 
 fn main() -> ExitCode {
+    // Before any other thread exists: the memory budget holds only with few malloc arenas.
+    utf8gate_server::budget::arenas::cap();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -39,25 +39,62 @@ const CONCURRENT: usize = 8;
 /// How long a round's requests may take.
 const ROUND: Duration = Duration::from_secs(60);
 
-fn clean() -> Vec<u8> {
-    vec![b'a'; BODY]
+/// A body, named, with its `Content-Type`.
+type Body = (&'static str, &'static [u8], Vec<u8>);
+
+const TEXT: &[u8] = b"text/plain";
+
+fn clean() -> Body {
+    ("clean", TEXT, vec![b'a'; BODY])
 }
 
-fn hostile() -> [(&'static str, Vec<u8>); 6] {
+/// Bodies with a finding every one to six bytes, and the shapes whose readings once held more
+/// than the budget's factor: one combining run (NFC in stream-safe pieces), one XML element's
+/// attributes, JSON lone-surrogate escapes.
+fn hostile() -> [Body; 9] {
+    let json = [
+        b"{\"a\":\"".as_slice(),
+        &b"\\ud800a".repeat(BODY / 7 - 2),
+        b"\"}",
+    ]
+    .concat();
+    let mut combining = b"a".to_vec();
+    combining.extend("\u{301}".repeat((BODY - 1) / 2).as_bytes());
     [
-        ("C0 AE pairs", b"\xc0\xae".repeat(BODY / 2)),
-        ("lone continuation bytes", vec![0x80; BODY]),
+        ("C0 AE pairs", TEXT, b"\xc0\xae".repeat(BODY / 2)),
+        ("lone continuation bytes", TEXT, vec![0x80; BODY]),
         (
             "continuation bytes between letters",
+            TEXT,
             b"\x80A".repeat(BODY / 2),
         ),
-        ("CESU-8 pairs", b"\xED\xA0\xBD\xED\xB8\x80".repeat(BODY / 6)),
-        ("NUL bytes between letters", b"\0a".repeat(BODY / 2)),
+        (
+            "CESU-8 pairs",
+            TEXT,
+            b"\xED\xA0\xBD\xED\xB8\x80".repeat(BODY / 6),
+        ),
+        ("NUL bytes between letters", TEXT, b"\0a".repeat(BODY / 2)),
         (
             "overlong NULs between letters",
+            TEXT,
             b"\xC0\x80A".repeat(BODY / 3),
         ),
+        ("one combining run", TEXT, combining),
+        ("XML attributes", b"application/xml", attributes()),
+        ("JSON lone surrogates", b"application/json", json),
     ]
+}
+
+/// `<r a0="&#0;" a1="&#0;" ...>`: one element's attributes, 50 000 of them (half the default
+/// `max_json_strings`), then spaces to [`BODY`].
+fn attributes() -> Vec<u8> {
+    let mut out = b"<r".to_vec();
+    for i in 0..50_000 {
+        out.extend_from_slice(format!(" a{i}=\"&#0;\"").as_bytes());
+    }
+    out.extend_from_slice(b"/>");
+    out.resize(BODY, b' ');
+    out
 }
 
 /// What a round saw.
@@ -74,14 +111,14 @@ struct Round {
 /// `/v1/scan`. Meanwhile a task asks `/healthz` and `GET /clean` through the proxy every
 /// 100 ms (each must be 200 within 2 s), and VmHWM is read every 20 ms: the round ends early
 /// when it passes `bound` or the process exits.
-async fn round(gw: &mut Gateway, body: &[u8], bound: u64) -> Round {
+async fn round(gw: &mut Gateway, (_, kind, body): &Body, bound: u64) -> Round {
     let mut requests = tokio::task::JoinSet::new();
     for i in 0..CONCURRENT {
         let (to, addr, target) = match i % 2 {
             0 => ("proxy", gw.proxy, "/upload"),
             _ => ("scan", gw.api, "/v1/scan"),
         };
-        let bytes = request("POST", target, &[("content-type", b"text/plain")], body);
+        let bytes = request("POST", target, &[("content-type", kind)], body);
         requests.spawn(async move { (to, try_exchange(addr, bytes, ROUND).await.ok()) });
     }
     let failed = Arc::new(Mutex::new(Vec::new()));
@@ -183,7 +220,7 @@ async fn warm_up(gw: &Gateway) {
 
 /// Rounds of each body with the default configuration: VmHWM stays under idle + the budget +
 /// [`OVERHEAD`], and every charge is given back.
-async fn peak_stays_within_the_budget(bodies: &[(&str, Vec<u8>)]) {
+async fn peak_stays_within_the_budget(bodies: &[Body]) {
     let upstream = Upstream::start().await;
     let mut gw = Gateway::start("", Some(&upstream.url())).await;
     warm_up(&gw).await;
@@ -191,7 +228,8 @@ async fn peak_stays_within_the_budget(bodies: &[(&str, Vec<u8>)]) {
     assert_eq!(metrics.value("utf8gate_budget_bytes"), BUDGET as f64);
     let idle = gw.peak_rss().expect("VmHWM from /proc");
     let bound = idle + BUDGET + OVERHEAD;
-    for (name, body) in bodies {
+    for body in bodies {
+        let name = body.0;
         let round = round(&mut gw, body, bound).await;
         println!(
             "{name}: VmHWM {} MiB (idle {} MiB, bound {} MiB)",
@@ -205,7 +243,7 @@ async fn peak_stays_within_the_budget(bodies: &[(&str, Vec<u8>)]) {
             "{name}: VmHWM {} > {bound}",
             round.peak
         );
-        assert_answered(name, &round, *name == "clean");
+        assert_answered(name, &round, name == "clean");
     }
     // Every charge is given back once the answers are (the gauge, scraped until it is 0).
     let mut charged = -1.0;
@@ -221,7 +259,7 @@ async fn peak_stays_within_the_budget(bodies: &[(&str, Vec<u8>)]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clean_8_mib_bodies_8_at_a_time_keep_peak_memory_within_idle_plus_the_budget() {
-    peak_stays_within_the_budget(&[("clean", clean())]).await;
+    peak_stays_within_the_budget(&[clean()]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -268,7 +306,7 @@ fn configmap_toml() -> String {
 
 /// Rounds of each body with the ConfigMap's configuration under the sidecar's memory limit:
 /// the process is never killed. Skipped, with one line saying so, where no limit can be set.
-async fn never_killed_under_the_sidecar_limit(bodies: &[(&str, Vec<u8>)]) {
+async fn never_killed_under_the_sidecar_limit(bodies: &[Body]) {
     let limit = sidecar_memory_limit();
     assert_eq!(
         limit,
@@ -286,13 +324,14 @@ async fn never_killed_under_the_sidecar_limit(bodies: &[(&str, Vec<u8>)]) {
     let config = configmap_toml();
     let mut gw = Gateway::start_under(&limiter.wrapper, &config, Some(&upstream.url())).await;
     warm_up(&gw).await;
-    for (name, body) in bodies {
+    for body in bodies {
+        let name = body.0;
         let round = round(&mut gw, body, u64::MAX).await;
         if let Some(status) = gw.exited() {
             panic!("{name}: the gateway died under {}: {status}", limiter.how);
         }
         println!("{name}: VmHWM {} MiB", round.peak / MIB);
-        assert_answered(name, &round, *name == "clean");
+        assert_answered(name, &round, name == "clean");
     }
     let health = exchange(gw.admin, &get("/healthz")).await;
     assert_eq!(health.status, 200);
@@ -301,7 +340,7 @@ async fn never_killed_under_the_sidecar_limit(bodies: &[(&str, Vec<u8>)]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clean_traffic_under_the_sidecar_memory_limit_never_kills_it() {
-    never_killed_under_the_sidecar_limit(&[("clean", clean())]).await;
+    never_killed_under_the_sidecar_limit(&[clean()]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

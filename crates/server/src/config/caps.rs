@@ -7,6 +7,7 @@ use utf8gate_policy::Profile;
 pub(super) struct Caps {
     pub(super) max_json_depth: usize,
     pub(super) max_multipart_parts: usize,
+    pub(super) max_multipart_depth: usize,
     pub(super) max_body_bytes: usize,
     /// `max_archive_entries`, `max_archive_name_bytes`, `max_archive_unpacked_bytes`,
     /// `max_archive_depth`.
@@ -14,7 +15,7 @@ pub(super) struct Caps {
 }
 
 impl Caps {
-    /// `max_json_depth`, `max_multipart_parts` and the `max_archive_*` keys are the server's
+    /// `max_json_depth`, `max_multipart_parts`, `max_multipart_depth` and the `max_archive_*` keys are the server's
     /// for a profile that does not set its own (a built-in, or a file without the key under
     /// `[limits]`), and caps on the value of one that does. `max_decoded_bytes` is capped at
     /// `max_body_bytes`, never raised. `file` is the text of a loaded profile.
@@ -35,6 +36,11 @@ impl Caps {
             l.max_multipart_parts,
             self.max_multipart_parts,
             "max_multipart_parts",
+        );
+        l.max_multipart_depth = cap(
+            l.max_multipart_depth,
+            self.max_multipart_depth,
+            "max_multipart_depth",
         );
         let [entries, name, unpacked, depth] = self.archive.map(|v| v as usize);
         l.max_archive_entries = cap(l.max_archive_entries, entries, "max_archive_entries");

@@ -86,6 +86,7 @@ pub(super) struct RawLimits {
     pub(super) shutdown_grace_seconds: Spanned<f64>,
     pub(super) max_json_depth: Spanned<u64>,
     pub(super) max_multipart_parts: Spanned<u64>,
+    pub(super) max_multipart_depth: Spanned<u64>,
     pub(super) max_archive_entries: Spanned<u64>,
     pub(super) max_archive_name_bytes: Spanned<u64>,
     pub(super) max_archive_unpacked_bytes: Spanned<RawSize>,

@@ -103,6 +103,8 @@ pub(super) fn validate(
             1,
             100_000,
         )? as usize,
+        max_multipart_depth: limit("limits.max_multipart_depth", &l.max_multipart_depth, 1, 16)?
+            as usize,
         max_body_bytes,
         archive: [
             limit(

@@ -81,3 +81,19 @@ fn archive_limits_are_server_defaults_and_caps() {
     let e = with_profile("[limits]\nmax_archive_depth = 0\n", "").unwrap_err();
     assert!(e.to_string().contains("max_archive_depth"), "{e}");
 }
+
+#[test]
+fn multipart_depth_is_a_server_default_and_cap() {
+    let c = with_profile(
+        "[limits]\nmax_multipart_depth = 3\n",
+        "[limits]\nmax_multipart_depth = 9\n",
+    )
+    .unwrap();
+    assert_eq!(c.profiles["custom"].limits.max_multipart_depth, 3);
+    assert_eq!(c.profiles["strict"].limits.max_multipart_depth, 3);
+    let c = with_profile("", "[limits]\nmax_multipart_depth = 1\n").unwrap();
+    assert_eq!(c.profiles["custom"].limits.max_multipart_depth, 1);
+    assert_eq!(c.profiles["strict"].limits.max_multipart_depth, 2);
+    let e = with_profile("[limits]\nmax_multipart_depth = 17\n", "").unwrap_err();
+    assert!(e.to_string().contains("max_multipart_depth"), "{e}");
+}
