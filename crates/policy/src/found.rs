@@ -179,6 +179,12 @@ impl Found {
         self.rejected && self.seen >= self.room
     }
 
+    /// Whether a finding the profile rejects was seen (with [`Found::stop_early`]).
+    #[inline]
+    pub(crate) fn rejecting(&self) -> bool {
+        self.rejected
+    }
+
     /// Nothing reported, no room: the layer findings of a field no layer decoded.
     pub(crate) fn none() -> Found {
         Found::new(0, KindSet::default())

@@ -14,6 +14,8 @@ pub enum Mode {
     Scan,
     /// Described by an authorization request from another proxy.
     Authz,
+    /// Streamed by Envoy's `ext_proc` filter, to be forwarded (rewritten) or rejected by it.
+    ExtProc,
 }
 
 impl Mode {
@@ -23,6 +25,7 @@ impl Mode {
             Mode::Proxy => "proxy",
             Mode::Scan => "scan",
             Mode::Authz => "authz",
+            Mode::ExtProc => "ext_proc",
         }
     }
 }
@@ -69,6 +72,10 @@ pub enum BodyState {
     /// None of it (nginx `auth_request`, Traefik ForwardAuth without `forwardBody`, Envoy
     /// without `with_request_body`): reported when the head says there is a body.
     Withheld,
+    /// None of it here: the body is checked apart as it streams, by a
+    /// [`BodyScan`](crate::BodyScan) (Envoy `ext_proc`'s streamed modes, for a body that is
+    /// [`streamable`](crate::streamable)). The head is evaluated alone.
+    Streamed,
 }
 
 impl Request {

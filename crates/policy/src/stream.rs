@@ -129,6 +129,14 @@ impl<'p> BodyScan<'p> {
         self.coding_failed = true;
     }
 
+    /// Whether the verdict is settled before the end: a finding the profile rejects was found
+    /// (the body cannot pass), or a coding failed (the rest is not read): reading on changes
+    /// nothing, and [`finish`](Self::finish) gives the verdict at once. A caller streaming the body on
+    /// (Envoy `ext_proc`) stops it here.
+    pub fn settled(&self) -> bool {
+        self.coding_failed || self.stopped.is_some() || self.found.rejecting()
+    }
+
     /// Feeds the next chunk of the body as received.
     pub fn feed(&mut self, chunk: &[u8]) {
         if self.coding_failed {

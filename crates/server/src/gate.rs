@@ -29,6 +29,9 @@ pub enum Use {
     Proxy,
     /// An authorization check: rejections are `policy.authz_deny_status`.
     Authz,
+    /// A request streamed by Envoy's `ext_proc` filter, forwarded by Envoy: rejections are the
+    /// proxy's (`policy.reject_status`, 415 for codings only).
+    ExtProc,
     /// An upload to report on: never refused, the verdict is the answer.
     Scan,
     /// An upload to rewrite: rejections are 422.
@@ -41,6 +44,7 @@ impl Use {
         match self {
             Use::Proxy => Mode::Proxy,
             Use::Authz => Mode::Authz,
+            Use::ExtProc => Mode::ExtProc,
             Use::Scan | Use::Sanitize => Mode::Scan,
         }
     }
@@ -165,6 +169,24 @@ impl Gate {
         }
     }
 
+    /// The refusal of a body checked as it streamed past (Envoy `ext_proc`'s streamed modes),
+    /// from the streaming checks' verdict under `route`, when it rejects and is enforced:
+    /// counted and recorded as `ext_proc`, refused as a proxied request is. `None` otherwise:
+    /// the request was counted at its head, and its body goes on as received (a streamed body
+    /// is never rewritten).
+    pub fn streamed(&self, verdict: Verdict, route: &Arc<Route>) -> Option<Passed> {
+        if verdict.decision != Decision::Reject || !verdict.enforced {
+            return None;
+        }
+        let record = self.record(Mode::ExtProc, &verdict, Some(route.clone()));
+        Some(Passed {
+            record,
+            decision: verdict.decision,
+            outcome: Outcome::Refuse(self.refusal(Use::ExtProc, verdict)),
+            request: Request::new("POST", b"/"),
+        })
+    }
+
     /// A scan of `upload` that keeps the sanitized upload too (`/v1/scan?explain=true`):
     /// counted and recorded as a scan, its outcome the verdict; the sanitized upload is the
     /// one `/v1/sanitize` would answer with (`None`: nothing was rewritten).
@@ -209,7 +231,7 @@ impl Gate {
     fn refusal(&self, usage: Use, verdict: Verdict) -> Problem {
         let status = |code: u16, default: StatusCode| StatusCode::from_u16(code).unwrap_or(default);
         let status = match usage {
-            Use::Proxy => reject_status(
+            Use::Proxy | Use::ExtProc => reject_status(
                 &verdict,
                 status(self.config.reject_status, StatusCode::BAD_REQUEST),
             ),
@@ -234,7 +256,7 @@ async fn evaluate(
     let run = move |profile: &Profile, request: Request| {
         let evaluation = match usage {
             Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
-            Use::Proxy | Use::Authz => utf8gate_policy::evaluate(profile, &request),
+            Use::Proxy | Use::Authz | Use::ExtProc => utf8gate_policy::evaluate(profile, &request),
         };
         (evaluation, request)
     };

@@ -166,6 +166,7 @@ impl Metrics {
             (Mode::Proxy, "default"),
             (Mode::Scan, ""),
             (Mode::Authz, "default"),
+            (Mode::ExtProc, "default"),
         ] {
             for decision in DECISIONS {
                 requests.with_label_values(&[mode.as_str(), decision, route]);
@@ -231,7 +232,7 @@ impl Metrics {
     /// Creates the request series of the routes named `names` at 0 (see `new`).
     pub fn routes<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
         for route in names {
-            for mode in [Mode::Proxy, Mode::Authz] {
+            for mode in [Mode::Proxy, Mode::Authz, Mode::ExtProc] {
                 for decision in DECISIONS {
                     (self.inner.requests).with_label_values(&[mode.as_str(), decision, route]);
                 }

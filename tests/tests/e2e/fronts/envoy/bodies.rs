@@ -1,9 +1,11 @@
 //! Bodies through Envoy's `with_request_body`: up to the shipped `max_request_bytes` (8 MiB)
 //! the whole body is checked (Envoy's default 1 MiB connection buffer would answer 413 from
 //! 1 MiB on: the shipped files raise `per_connection_buffer_limit_bytes` to the same 8 MiB);
-//! past it Envoy cuts the copy it sends (`x-envoy-auth-partial-body: true`) and forwards the
-//! whole body: plain text is checked up to the cut and allowed with `body_not_inspected`, a
-//! type read as fields or a coded body is refused.
+//! past it the shipped files (`allow_partial_message: false`) have Envoy answer 413, so no
+//! malformed byte after the limit reaches the application. With the opt-in
+//! `allow_partial_message: true`, Envoy cuts the copy it sends (`x-envoy-auth-partial-body:
+//! true`) and forwards the whole body: plain text is checked up to the cut and allowed with
+//! `body_not_inspected`, a type read as fields or a coded body is refused.
 
 use std::io::Write;
 
@@ -35,7 +37,7 @@ fn allowed(response: &RawResponse, what: &str) {
     assert_eq!(response.status, 200, "{what}: {}", response.text());
 }
 
-async fn bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(mode: Mode) {
+async fn bodies_up_to_max_request_bytes_are_checked_whole_and_larger_ones_refused(mode: Mode) {
     let Some(front) = Box::pin(Front::start(mode)).await else {
         return;
     };
@@ -65,18 +67,40 @@ async fn bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(m
     assert_eq!(received[0].body.len(), max);
     assert_eq!(audited_kinds(&front, &received[0]).await, "", "{mode:?}");
 
+    // One byte over, a malformed byte after the limit: Envoy refuses it, as shipped.
+    let mut over = vec![b'a'; max];
+    over.extend(b"\xC0");
+    let response = front.send(&post("text/plain", &[], &over)).await;
+    assert_eq!(response.status, 413, "{mode:?}: {}", response.text());
+    assert_eq!(
+        front.received().len(),
+        1,
+        "{mode:?}: nothing more went upstream"
+    );
+}
+
+/// With the opt-in `allow_partial_message: true`: cut copies, read as far as they go.
+async fn cut_bodies_are_checked_up_to_the_cut_or_refused(mode: Mode) {
+    let opt_in = [(
+        "allow_partial_message: false",
+        "allow_partial_message: true",
+    )];
+    let Some(front) = Box::pin(Front::start_edited(mode, &opt_in)).await else {
+        return;
+    };
+    let max = shipped_number(mode, "max_request_bytes");
     // One byte over: Envoy cuts what it sends at max_request_bytes, marks it, and forwards
     // the whole body; plain text is checked up to the cut.
     let over = vec![b'a'; max + 1];
     allowed(&front.send(&post("text/plain", &[], &over)).await, "over");
     let received = front.received();
-    assert_eq!(received.len(), 2);
+    assert_eq!(received.len(), 1);
     assert_eq!(
-        received[1].body, over,
+        received[0].body, over,
         "the whole body reaches the application"
     );
     assert_eq!(
-        audited_kinds(&front, &received[1]).await,
+        audited_kinds(&front, &received[0]).await,
         "body_not_inspected",
         "{mode:?}"
     );
@@ -130,7 +154,7 @@ async fn bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(m
         );
         assert_eq!(
             front.received().len(),
-            2,
+            1,
             "{mode:?}, cut {what} reached the application"
         );
     }
@@ -138,10 +162,20 @@ async fn bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(m
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envoy_http_checks_bodies_up_to_max_request_bytes() {
-    bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(Mode::Http).await;
+    bodies_up_to_max_request_bytes_are_checked_whole_and_larger_ones_refused(Mode::Http).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envoy_grpc_checks_bodies_up_to_max_request_bytes() {
-    bodies_up_to_max_request_bytes_are_checked_whole_and_cut_ones_refused(Mode::Grpc).await;
+    bodies_up_to_max_request_bytes_are_checked_whole_and_larger_ones_refused(Mode::Grpc).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn envoy_http_opted_in_cut_bodies_are_read_to_the_cut() {
+    cut_bodies_are_checked_up_to_the_cut_or_refused(Mode::Http).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn envoy_grpc_opted_in_cut_bodies_are_read_to_the_cut() {
+    cut_bodies_are_checked_up_to_the_cut_or_refused(Mode::Grpc).await;
 }

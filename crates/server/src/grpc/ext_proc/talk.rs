@@ -1,0 +1,74 @@
+//! One `ext_proc` stream as the conversation reads it: the next message with something in
+//! it, an answer sent (none in `observability_mode`), and what follows a decision: "go on" for
+//! every message, or every body chunk sent on as it came (a full-duplex stream).
+
+use envoy_types::pb::envoy::service::ext_proc::v3::{
+    ProcessingRequest, ProcessingResponse, processing_request::Request as Message,
+};
+use tokio::sync::mpsc;
+
+use super::reply;
+
+/// One stream: the messages Envoy sends and the answers to them.
+pub(super) struct Talk {
+    pub(super) incoming: tonic::Streaming<ProcessingRequest>,
+    pub(super) out: mpsc::Sender<Result<ProcessingResponse, tonic::Status>>,
+    /// `observability_mode`: Envoy expects no answer.
+    pub(super) observing: bool,
+    /// The request's decision was answered: what follows only goes on, and Envoy resetting
+    /// the stream once the request is done is no failure.
+    pub(super) decided: bool,
+}
+
+impl Talk {
+    /// The next message with something in it; `None` when the stream ended or failed. A
+    /// failed stream is answered with an error status, never a clean end: Envoy goes on
+    /// without the processor after a clean end, with an error it fails closed.
+    pub(super) async fn next(&mut self) -> Option<(ProcessingRequest, Message)> {
+        loop {
+            let mut message = match self.incoming.message().await {
+                Ok(message) => message?,
+                Err(_) if self.decided => return None,
+                Err(status) => {
+                    tracing::warn!(error = %status, "an ext_proc stream failed");
+                    let _ = self.out.send(Err(status)).await;
+                    return None;
+                }
+            };
+            self.observing |= message.observability_mode;
+            if let Some(m) = message.request.take() {
+                return Some((message, m));
+            }
+        }
+    }
+
+    /// Sends `answer`; `false` when Envoy is gone.
+    pub(super) async fn send(&self, answer: ProcessingResponse) -> bool {
+        self.observing || self.out.send(Ok(answer)).await.is_ok()
+    }
+
+    /// Answers every message left with "go on", until the stream ends.
+    pub(super) async fn go_on(&mut self) {
+        self.decided = true;
+        while let Some((_, m)) = self.next().await {
+            if !self.send(reply::go_on(&m)).await {
+                return;
+            }
+        }
+    }
+}
+
+/// Sends every body chunk left on as it came (a full-duplex stream whose verdict is settled),
+/// then answers the rest "go on".
+pub(super) async fn echo(talk: &mut Talk) {
+    talk.decided = true;
+    while let Some((_, message)) = talk.next().await {
+        let answer = match message {
+            Message::RequestBody(b) => reply::streamed_on(b.body, b.end_of_stream),
+            other => reply::go_on(&other),
+        };
+        if !talk.send(answer).await {
+            return;
+        }
+    }
+}
