@@ -7,6 +7,7 @@
 use axum::http::{HeaderMap, HeaderValue};
 use compact_str::CompactString;
 use envoy_types::ext_authz::v3::pb::CheckRequest;
+use envoy_types::pb::envoy::config::core::v3::HeaderValue as EnvoyHeader;
 use utf8gate_policy::{Mode, Request};
 
 use crate::api::authz::body_state;
@@ -20,64 +21,98 @@ pub(super) struct Described {
     pub(super) id_headers: HeaderMap,
 }
 
+/// Envoy's header list read as bytes: the pseudo-headers `:method` and `:path` apart,
+/// `:authority` as `Host` when there is no `Host` (HTTP/2 requests carry no `Host`), every
+/// other header a field with its `raw_value`.
+pub(super) struct RawHeaders {
+    /// `:method`.
+    pub(super) method: Option<Vec<u8>>,
+    /// `:path`: the raw target.
+    pub(super) target: Option<Vec<u8>>,
+    /// The other headers, names lowercase, in order.
+    pub(super) fields: Vec<(CompactString, Vec<u8>)>,
+    /// A header came as a string only (`value` without `raw_value`): Envoy may have replaced
+    /// invalid UTF-8 in it.
+    pub(super) blind: bool,
+}
+
+/// Reads `list` as [`RawHeaders`].
+pub(super) fn raw_headers(list: Vec<EnvoyHeader>) -> RawHeaders {
+    let mut raw = RawHeaders {
+        method: None,
+        target: None,
+        fields: Vec::new(),
+        blind: false,
+    };
+    let mut authority = None;
+    for h in list {
+        let value = match h.raw_value.is_empty() && !h.value.is_empty() {
+            true => {
+                raw.blind = true;
+                h.value.into_bytes()
+            }
+            false => h.raw_value,
+        };
+        match h.key.to_ascii_lowercase().as_str() {
+            ":method" => raw.method = Some(value),
+            ":path" => raw.target = Some(value),
+            ":authority" => authority = Some(value),
+            k if k.starts_with(':') => {}
+            k => raw.fields.push((k.into(), value)),
+        }
+    }
+    if let Some(authority) = authority.filter(|_| !raw.fields.iter().any(|(k, _)| k == "host")) {
+        raw.fields.push(("host".into(), authority));
+    }
+    raw
+}
+
+/// The request id header of `fields`, when it has a valid one.
+pub(super) fn id_headers(fields: &[(CompactString, Vec<u8>)]) -> HeaderMap {
+    let mut id_headers = HeaderMap::new();
+    if let Some((_, v)) = fields.iter().find(|(k, _)| k == "x-request-id")
+        && let Ok(v) = HeaderValue::from_bytes(v)
+    {
+        id_headers.insert("x-request-id", v);
+    }
+    id_headers
+}
+
 /// Reads `check`; a check without `attributes.request.http` is refused (`bad-check`).
 pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
     let http = (check.attributes)
         .and_then(|a| a.request)
         .and_then(|r| r.http)
         .ok_or_else(|| Problem::new(ProblemKind::BadCheck, "no attributes.request.http"))?;
-    let mut blind = false;
-    let mut target = None;
-    let mut authority = None;
-    let mut headers: Vec<(CompactString, Vec<u8>)> = Vec::new();
-    match http.header_map {
-        Some(map) => {
-            for h in map.headers {
-                let value = match h.raw_value.is_empty() && !h.value.is_empty() {
-                    true => {
-                        blind = true;
-                        h.value.into_bytes()
-                    }
-                    false => h.raw_value,
-                };
-                match h.key.to_ascii_lowercase().as_str() {
-                    ":path" => target = Some(value),
-                    ":authority" => authority = Some(value),
-                    k if k.starts_with(':') => {}
-                    k => headers.push((k.into(), value)),
-                }
-            }
-        }
+    let from_strings = http.header_map.is_none();
+    let list = match http.header_map {
+        Some(map) => map.headers,
         None => {
-            blind = true;
+            // The string map: every value a string, so the check is blind.
             let mut pairs: Vec<_> = http.headers.into_iter().collect();
             pairs.sort();
-            for (k, v) in pairs {
-                match k.to_ascii_lowercase().as_str() {
-                    ":path" => target = Some(v.into_bytes()),
-                    ":authority" => authority = Some(v.into_bytes()),
-                    k if k.starts_with(':') => {}
-                    k => headers.push((k.into(), v.into_bytes())),
-                }
-            }
+            let value = |(key, value)| EnvoyHeader {
+                key,
+                value,
+                ..Default::default()
+            };
+            pairs.into_iter().map(value).collect()
         }
-    }
-    // HTTP/2 requests carry `:authority` instead of `Host`.
-    if let Some(authority) = authority.filter(|_| !headers.iter().any(|(k, _)| k == "host")) {
-        headers.push(("host".into(), authority));
-    }
+    };
+    let RawHeaders {
+        target,
+        fields,
+        mut blind,
+        ..
+    } = raw_headers(list);
+    blind |= from_strings;
     let target = target.unwrap_or_else(|| match http.path.is_empty() {
         true => b"/".to_vec(),
         false => http.path.into_bytes(),
     });
     let mut request = Request::new(&http.method, &target).mode(Mode::Authz);
-    let mut id_headers = HeaderMap::new();
-    if let Some((_, v)) = headers.iter().find(|(k, _)| k == "x-request-id")
-        && let Ok(v) = HeaderValue::from_bytes(v)
-    {
-        id_headers.insert("x-request-id", v);
-    }
-    request.headers = headers;
+    let id_headers = id_headers(&fields);
+    request.headers = fields;
     request.body = match http.raw_body.is_empty() && !http.body.is_empty() {
         true => {
             blind = true;

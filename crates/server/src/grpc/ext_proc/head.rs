@@ -1,13 +1,14 @@
 //! The request head an `ext_proc` stream's `request_headers` message carries, as a policy
 //! [`Request`]: `:method`, `:path` (raw target), `:authority` (as `Host` when there is none)
-//! and every other header with its `raw_value` bytes. A header that came as a string only
-//! (`value` without `raw_value`) marks the request `string_fields_only`, as for the gRPC check:
-//! Envoy may have replaced invalid UTF-8 in it.
+//! and every other header with its `raw_value` bytes, read as the gRPC check reads its
+//! `header_map` (`grpc::described::raw_headers`). A header that came as a string only marks the
+//! request `string_fields_only`.
 
-use axum::http::{HeaderMap, HeaderValue};
-use compact_str::CompactString;
+use axum::http::HeaderMap;
 use envoy_types::pb::envoy::service::ext_proc::v3::HttpHeaders;
 use utf8gate_policy::{Mode, Request};
+
+use crate::grpc::described::{RawHeaders, id_headers, raw_headers};
 
 /// A head and what the stream says of its body.
 pub(super) struct Head {
@@ -23,40 +24,16 @@ pub(super) struct Head {
 
 /// Reads `headers`.
 pub(super) fn request(headers: HttpHeaders) -> Head {
-    let mut blind = false;
-    let mut method = None;
-    let mut target = None;
-    let mut authority = None;
-    let mut fields: Vec<(CompactString, Vec<u8>)> = Vec::new();
-    for h in headers.headers.map(|m| m.headers).unwrap_or_default() {
-        let value = match h.raw_value.is_empty() && !h.value.is_empty() {
-            true => {
-                blind = true;
-                h.value.into_bytes()
-            }
-            false => h.raw_value,
-        };
-        match h.key.to_ascii_lowercase().as_str() {
-            ":method" => method = Some(value),
-            ":path" => target = Some(value),
-            ":authority" => authority = Some(value),
-            k if k.starts_with(':') => {}
-            k => fields.push((k.into(), value)),
-        }
-    }
-    // HTTP/2 requests carry `:authority` instead of `Host`.
-    if let Some(authority) = authority.filter(|_| !fields.iter().any(|(k, _)| k == "host")) {
-        fields.push(("host".into(), authority));
-    }
+    let RawHeaders {
+        method,
+        target,
+        fields,
+        blind,
+    } = raw_headers(headers.headers.map(|m| m.headers).unwrap_or_default());
     let method = String::from_utf8_lossy(method.as_deref().unwrap_or(b"GET")).into_owned();
     let target = target.unwrap_or_else(|| b"/".to_vec());
     let mut request = Request::new(&method, &target).mode(Mode::ExtProc);
-    let mut id_headers = HeaderMap::new();
-    if let Some((_, v)) = fields.iter().find(|(k, _)| k == "x-request-id")
-        && let Ok(v) = HeaderValue::from_bytes(v)
-    {
-        id_headers.insert("x-request-id", v);
-    }
+    let id_headers = id_headers(&fields);
     let accept = (fields.iter())
         .filter(|(k, _)| k == "accept")
         .map(|(_, v)| v.clone())
