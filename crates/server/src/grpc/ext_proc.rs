@@ -241,6 +241,13 @@ impl ExtProc {
                 let problem = Problem::too_large(max_scan);
                 return Some(self.refused(started, problem, Some(&route)).await);
             }
+            // A chunk is held twice while it is read (tonic's buffer and the message): charged
+            // so, until the next one arrives.
+            let cost = (chunk.len() as u64).saturating_mul(2);
+            let _held = match self.state.budget.charge(cost).await {
+                Ok(charge) => charge,
+                Err(problem) => return Some(self.refused(started, problem, Some(&route)).await),
+            };
             scan.feed(&chunk);
             if ends || scan.settled() {
                 // Counted and logged again, as the body's own verdict, when it refuses.
