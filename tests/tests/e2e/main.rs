@@ -17,6 +17,7 @@ mod budget;
 mod cli;
 mod corpora;
 mod errors;
+mod ext_proc;
 mod file_uploads;
 mod fronts;
 mod grpc_authz;

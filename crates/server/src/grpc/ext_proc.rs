@@ -87,6 +87,18 @@ impl ExternalProcessor for ExtProc {
     }
 }
 
+/// How a buffered body was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Buffering {
+    /// The filter's mode is `BUFFERED`: the body comes whole, in one message.
+    Configured,
+    /// `BUFFERED_PARTIAL`: a message without `end_of_stream` is cut.
+    Partial,
+    /// The filter streams, and utf8gate asked for `BUFFERED` (`mode_override`): a message
+    /// without `end_of_stream` says the filter did not switch.
+    Asked,
+}
+
 /// What a request's stream knows once its headers arrived.
 struct Started {
     snapshot: Arc<Snapshot>,
@@ -127,9 +139,12 @@ impl ExtProc {
         let answer = match (ends, mode) {
             (true, _) => Some(self.decide(&started, request, None, Phase::Headers).await.0),
             (false, Some(BodySendMode::Buffered | BodySendMode::BufferedPartial)) => {
-                let partial = mode == Some(BodySendMode::BufferedPartial);
+                let buffering = match mode == Some(BodySendMode::BufferedPartial) {
+                    true => Buffering::Partial,
+                    false => Buffering::Configured,
+                };
                 talk.send(Phase::Headers.answer(Default::default())).await;
-                self.buffered(&mut talk, &started, request, partial).await
+                self.buffered(&mut talk, &started, request, buffering).await
             }
             (false, Some(BodySendMode::Streamed | BodySendMode::FullDuplexStreamed))
                 if streamable =>
@@ -139,7 +154,8 @@ impl ExtProc {
             }
             (false, Some(BodySendMode::Streamed | BodySendMode::FullDuplexStreamed)) => {
                 talk.send(reply::buffer_the_body()).await;
-                self.buffered(&mut talk, &started, request, false).await
+                self.buffered(&mut talk, &started, request, Buffering::Asked)
+                    .await
             }
             (false, _) => {
                 request.body_state = BodyState::Withheld;
@@ -160,27 +176,28 @@ impl ExtProc {
         talk: &mut Talk,
         started: &Started,
         mut request: Request,
-        partial: bool,
+        buffering: Buffering,
     ) -> Option<ProcessingResponse> {
-        let (ends, body) = loop {
+        let (ends, body, phase) = loop {
             match talk.next().await? {
-                (_, Message::RequestBody(b)) => break (b.end_of_stream, b.body),
-                (_, Message::RequestTrailers(_)) => break (true, Vec::new()),
+                (_, Message::RequestBody(b)) => break (b.end_of_stream, b.body, Phase::Body),
+                (_, Message::RequestTrailers(_)) => break (true, Vec::new(), Phase::Trailers),
                 (_, other) => {
                     talk.send(reply::go_on(&other)).await;
                 }
             }
         };
-        if !ends && !partial {
-            // A chunk where a buffered body was asked for: the filter did not switch modes.
-            let detail = "this body is read whole (its type is read as fields), and the \
-                          ext_proc filter streamed it: set allow_mode_override: true";
-            let problem = Problem::new(ProblemKind::BadBody, detail);
-            return Some(self.refused(started, problem, None).await);
-        }
-        request.body_state = match ends {
-            true => BodyState::Whole,
-            false => BodyState::Cut,
+        // A buffered body comes in one message, without `end_of_stream` when trailers follow.
+        request.body_state = match (ends, buffering) {
+            (true, _) | (false, Buffering::Configured) => BodyState::Whole,
+            (false, Buffering::Partial) => BodyState::Cut,
+            (false, Buffering::Asked) => {
+                // A chunk where a buffered body was asked for: the filter did not switch modes.
+                let detail = "this body is read whole (its type is read as fields), and the \
+                              ext_proc filter streamed it: set allow_mode_override: true";
+                let problem = Problem::new(ProblemKind::BadBody, detail);
+                return Some(self.refused(started, problem, None).await);
+            }
         };
         request.body = body;
         let charge = self.state.budget.empty();
@@ -188,9 +205,7 @@ impl ExtProc {
         if let Err(problem) = charge.cover(cost).await {
             return Some(self.refused(started, problem, None).await);
         }
-        let (answer, _) = self
-            .decide(started, request, Some(&charge), Phase::Body)
-            .await;
+        let (answer, _) = self.decide(started, request, Some(&charge), phase).await;
         Some(answer)
     }
 
@@ -228,9 +243,9 @@ impl ExtProc {
         let mut total = 0u64;
         let mut held: Vec<u8> = Vec::new();
         loop {
-            let (ends, chunk) = match talk.next().await? {
-                (_, Message::RequestBody(b)) => (b.end_of_stream, b.body),
-                (_, Message::RequestTrailers(_)) => (true, Vec::new()),
+            let (ends, chunk, phase) = match talk.next().await? {
+                (_, Message::RequestBody(b)) => (b.end_of_stream, b.body, Phase::Body),
+                (_, Message::RequestTrailers(_)) => (true, Vec::new(), Phase::Trailers),
                 (_, other) => {
                     talk.send(reply::go_on(&other)).await;
                     continue;
@@ -253,12 +268,12 @@ impl ExtProc {
                 // Counted and logged again, as the body's own verdict, when it refuses.
                 let passed = started.snapshot.gate.streamed(scan.finish(), &route);
                 if let Some(passed) = passed {
-                    return Some(self.answered(started, passed, Phase::Body).await);
+                    return Some(self.answered(started, passed, phase).await);
                 }
                 held.extend_from_slice(&chunk);
-                let answer = match duplex {
-                    true => reply::streamed_on(held, ends),
-                    false => Phase::Body.answer(Default::default()),
+                let answer = match (duplex, phase) {
+                    (true, Phase::Body) => reply::streamed_on(held, ends),
+                    _ => phase.answer(Default::default()),
                 };
                 if !ends && duplex {
                     if talk.send(answer).await {

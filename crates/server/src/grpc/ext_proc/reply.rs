@@ -20,14 +20,16 @@ use utf8gate_policy::Request;
 use crate::grpc::answer::Rendered;
 use crate::names::DECISION;
 
-/// Where a decision is answered: at the request's headers (no body, or a body checked apart)
-/// or at its body (buffered).
+/// Where a decision is answered: at the request's headers (no body, or a body checked apart),
+/// at its body, or at its trailers (where mutations cannot go: only a refusal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Phase {
     /// The answer to `request_headers`.
     Headers,
     /// The answer to `request_body`.
     Body,
+    /// The answer to `request_trailers`.
+    Trailers,
 }
 
 impl Phase {
@@ -40,6 +42,7 @@ impl Phase {
             Phase::Body => Response::RequestBody(BodyResponse {
                 response: Some(common),
             }),
+            Phase::Trailers => Response::RequestTrailers(TrailersResponse::default()),
         };
         ProcessingResponse {
             response: Some(response),
