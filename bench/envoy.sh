@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Requests per second through Envoy with and without utf8gate's ext_authz check, measured with
-# wrk in the same run, alternating: Envoy without the ext_authz filter (the shipped envoy.yaml
-# with that filter taken out), Envoy with the shipped deploy/envoy/envoy.yaml (HTTP check on
-# utf8gate's api listener) and with deploy/envoy/envoy-grpc.yaml (gRPC check on its
-# grpc_authz listener). The shipped files run with their addresses replaced, as in
+# Requests per second through Envoy with and without utf8gate, measured with wrk in the same
+# run, alternating: Envoy without the ext_authz filter (the shipped envoy.yaml with that filter
+# taken out), Envoy with the shipped deploy/envoy/envoy.yaml (HTTP check on utf8gate's api
+# listener), with deploy/envoy/envoy-grpc.yaml (gRPC check on its grpc_authz listener), with
+# deploy/envoy/envoy-ext-proc.yaml (ext_proc, bodies BUFFERED) and with the same file streaming
+# every route's bodies (STREAMED; a JSON body is switched to BUFFERED by utf8gate). The shipped files run with their addresses replaced, as in
 # tests/tests/e2e/fronts/envoy.rs. The application is nginx answering 200 from memory, so the
 # figures are Envoy's and utf8gate's. Envoy is the pinned one (tests/fronts/setup-envoy.sh).
 #
@@ -29,7 +30,8 @@ cleanup() {
 trap cleanup EXIT
 
 # Ports: application 18401, utf8gate api 18402, admin 18403, gRPC check 18404; Envoy without
-# the check 18410, with the HTTP check 18411, with the gRPC check 18412.
+# the check 18410, with the HTTP check 18411, with the gRPC check 18412, with ext_proc buffered
+# 18413 and streamed 18414.
 mkdir -p "$WORK/logs"
 cat >"$WORK/nginx.conf" <<EOF
 worker_processes 1;
@@ -77,14 +79,22 @@ bare = load("envoy.yaml", 18410)
 start = bare.index("                  - name: envoy.filters.http.ext_authz")
 end = bare.index("                  - name: envoy.filters.http.router")
 open(f"{work}/bare.yaml", "w").write(bare[:start] + bare[end:])
+proc = load("envoy-ext-proc.yaml", 18413).replace("port_value: 9191", "port_value: 18404")
+open(f"{work}/proc.yaml", "w").write(proc)
+# Streamed: the filter's own mode (the last request_body_mode of the file) set to STREAMED.
+streamed = load("envoy-ext-proc.yaml", 18414).replace("port_value: 9191", "port_value: 18404")
+at = streamed.rindex("request_body_mode: BUFFERED")
+streamed = streamed[:at] + "request_body_mode: STREAMED" + streamed[at + len("request_body_mode: BUFFERED"):]
+open(f"{work}/streamed.yaml", "w").write(streamed)
 PY
-for cfg in bare http grpc; do
+for cfg in bare http grpc proc streamed; do
   "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
       >"$WORK/logs/envoy-$cfg.log" 2>&1 &
   PIDS+=($!)
 done
-declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412)
-for t in no-authz http-authz grpc-authz; do
+declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412 [ext-proc]=18413 [ext-proc-streamed]=18414)
+TARGETS=(no-authz http-authz grpc-authz ext-proc ext-proc-streamed)
+for t in "${TARGETS[@]}"; do
   for _ in $(seq 1 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:${PORT[$t]}/ready")" = 200 ] && break
     sleep 0.1
@@ -93,7 +103,8 @@ for t in no-authz http-authz grpc-authz; do
     || { echo "envoy $t is not ready" >&2; cat "$WORK"/logs/*.log >&2; exit 1; }
 done
 
-# Workloads: a GET with a non-ASCII path and query, and a 16 KiB JSON POST of mixed scripts.
+# Workloads: a GET with a non-ASCII path and query, a 16 KiB JSON POST of mixed scripts and a
+# 1 MiB plain-text POST of the same words.
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
@@ -102,21 +113,27 @@ doc, n = {}, 0
 while len(json.dumps(doc, ensure_ascii=False).encode()) < 16 * 1024:
     doc[f"k{n}"] = " ".join(words[(n + i) % len(words)] for i in range(6)); n += 1
 open(f"{work}/json16k.json", "w", encoding="utf-8").write(json.dumps(doc, ensure_ascii=False))
+text, n = [], 0
+while sum(len(t.encode()) + 1 for t in text) < 1024 * 1024:
+    text.append(" ".join(words[(n + i) % len(words)] for i in range(6))); n += 1
+open(f"{work}/text1m.txt", "w", encoding="utf-8").write("\n".join(text))
 PY
 cat >"$WORK/post.lua" <<'EOF'
 local f = assert(io.open(os.getenv("BODY_FILE"), "rb"))
 wrk.method = "POST"
 wrk.body = f:read("*a")
 f:close()
-wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Content-Type"] = os.getenv("BODY_TYPE")
 EOF
-WORKLOADS=("get|/caf%C3%A9/%E6%9D%B1%E4%BA%AC?q=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82|" "json16k|/api/json|$WORK/post.lua")
+WORKLOADS=("get|/caf%C3%A9/%E6%9D%B1%E4%BA%AC?q=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82||"
+           "json16k|/api/json|$WORK/post.lua|$WORK/json16k.json|application/json"
+           "text1m|/api/text|$WORK/post.lua|$WORK/text1m.txt|text/plain; charset=utf-8")
 declare -A RPS P50 P99
 for rep in $(seq 1 "$REPS"); do
   for w in "${WORKLOADS[@]}"; do
-    IFS='|' read -r name path script <<<"$w"
-    for t in no-authz http-authz grpc-authz; do
-      out=$(BODY_FILE="$WORK/json16k.json" timeout 60 wrk -t1 -c"$CONNS" -d"$DUR" --timeout 10s --latency \
+    IFS='|' read -r name path script body type <<<"$w"
+    for t in "${TARGETS[@]}"; do
+      out=$(BODY_FILE="$body" BODY_TYPE="$type" timeout 60 wrk -t1 -c"$CONNS" -d"$DUR" --timeout 10s --latency \
             ${script:+-s "$script"} "http://127.0.0.1:${PORT[$t]}$path" 2>&1 || true)
       non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
       [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
@@ -131,19 +148,20 @@ for rep in $(seq 1 "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo
-echo "| workload | Envoy alone req/s | + HTTP ext_authz req/s | + gRPC ext_authz req/s | HTTP / alone | gRPC / alone |"
-echo "|---|---|---|---|---|---|"
+echo "| workload | Envoy alone req/s | + HTTP ext_authz | + gRPC ext_authz | + ext_proc buffered | + ext_proc streamed | ext_proc buffered / gRPC ext_authz | ext_proc buffered / alone |"
+echo "|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   a=$(median <<<"${RPS[$name.no-authz]}"); h=$(median <<<"${RPS[$name.http-authz]}"); g=$(median <<<"${RPS[$name.grpc-authz]}")
-  printf '| %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" \
-    "$(echo "$h / $a" | bc -l)" "$(echo "$g / $a" | bc -l)"
+  b=$(median <<<"${RPS[$name.ext-proc]}"); s=$(median <<<"${RPS[$name.ext-proc-streamed]}")
+  printf '| %s | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" "$b" "$s" \
+    "$(echo "$b / $g" | bc -l)" "$(echo "$b / $a" | bc -l)"
 done
 echo
 echo "every rep (req/s; p50 / p99 latency as wrk prints them):"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
-  for t in no-authz http-authz grpc-authz; do
+  for t in "${TARGETS[@]}"; do
     echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]}"
   done
 done
