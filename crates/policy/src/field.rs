@@ -70,7 +70,7 @@ pub(crate) struct Field<'a> {
     pub(crate) check_only: bool,
     /// Bytes of strings this field stands for, proven clean together rather than listed one by
     /// one (a JSON document whose every string no check has anything to say about, see
-    /// `layers::json::prove`): counted as inspected. Such a field's own bytes are empty; 0 for
+    /// `readings::json::prove`): counted as inspected. Such a field's own bytes are empty; 0 for
     /// every other field.
     pub(crate) proven_clean: u64,
     /// `Some` for a field that stands for a whole document, its bytes the document's: its own
@@ -83,11 +83,11 @@ pub(crate) struct Field<'a> {
 /// A document read field by field when it is checked (`Field::document`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Document {
-    /// A JSON document already read through (`layers::json::check`): its keys and strings.
+    /// A JSON document already read through (`readings::json::check`): its keys and strings.
     Json,
-    /// An XML document already read through (`layers::readings::xml`): its names and texts.
+    /// An XML document already read through (`readings::xml`): its names and texts.
     Xml,
-    /// A YAML stream already read through (`layers::readings::yaml`): its scalars; `multi` if
+    /// A YAML stream already read through (`readings::yaml`): its scalars; `multi` if
     /// it has several documents (each one's paths start with its number).
     Yaml {
         /// Whether the stream has several documents.

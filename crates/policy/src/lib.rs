@@ -20,7 +20,7 @@
 //! assert!(verdict.kinds().contains(&"traversal"));
 //! ```
 // `unsafe` is denied everywhere but in `checks::wide`, `checks::clean` and
-// `layers::json::words::wide` (AVX2 dispatch and loads; ARCHITECTURE.md says why).
+// `readings::json::words::wide` (AVX2 dispatch and loads; ARCHITECTURE.md says why).
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -36,6 +36,7 @@ mod layers;
 mod location;
 mod percent_lax;
 mod profile;
+mod readings;
 mod request;
 mod rewrite;
 mod stream;
@@ -51,10 +52,8 @@ pub use finding::{Action, Finding, FindingKind, KindClass, Severity};
 pub use identity::{
     Identity, IdentityAction, IdentityKind, IdentityReport, IdentitySpec, Restriction,
 };
-pub use layers::body::{archive_in, streamable};
 pub use layers::coding;
 pub use layers::head_refused;
-pub use layers::parts::{FormPart, read_multipart};
 pub use location::{Location, LocationClass, Part};
 pub use percent_lax::decode_once as percent_decode_once;
 pub use profile::{
@@ -62,6 +61,8 @@ pub use profile::{
     PartEncodingReading, PathBackend, Profile, ProfileError, Readings, Rule, XmlDoctypeReading,
     YamlAliasReading,
 };
+pub use readings::body::{archive_in, streamable};
+pub use readings::parts::{FormPart, read_multipart};
 pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};

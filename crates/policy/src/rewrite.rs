@@ -8,7 +8,8 @@ use crate::field::{Container, Encoding};
 use crate::finding::{Action, FindingKind};
 use crate::found::Actions;
 use crate::found::Found;
-use crate::layers::{json, multipart, percent};
+use crate::layers::percent;
+use crate::readings::{json, multipart};
 use crate::request::Request;
 
 /// Fields at least this long are rewritten into a buffer of their exact size, and refused

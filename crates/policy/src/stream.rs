@@ -193,12 +193,12 @@ impl<'p> BodyScan<'p> {
         self.started = true;
         let head = std::mem::take(&mut self.head);
         let ct = &self.content_type;
-        let claimed = crate::layers::readings::claiming(ct).is_some();
+        let claimed = crate::readings::claiming(ct).is_some();
         let judged = match self.judged {
             true => judge(ct, claimed, &head, None, true, self.added),
             false => Content::Declared,
         };
-        let archive = crate::layers::readings::archive_in(ct, &head);
+        let archive = crate::readings::archive_in(ct, &head);
         if let Some(what) = archive.or(matches!(judged, Content::Archive(_)).then_some("ZIP")) {
             self.foreign = Some((head.len() + rest.len()) as u64);
             self.refuse_archive(what);
@@ -213,7 +213,7 @@ impl<'p> BodyScan<'p> {
             self.tail = Some(tail);
             return;
         }
-        if let Some((_, message)) = crate::layers::body::foreign_signature(&head) {
+        if let Some((_, message)) = crate::readings::body::foreign_signature(&head) {
             self.foreign = Some((head.len() + rest.len()) as u64);
             let kind = FindingKind::ForeignCharset;
             let raw = RawFinding::new(kind, 0, &[], Fix::None, None, message);

@@ -133,7 +133,7 @@ fn a_clean_request_allocates_nothing_and_copies_no_string_without_escapes() {
         // A string without escapes is borrowed from the body, never copied.
         assert!(bytes < plain.len(), "{bytes} bytes for {} B", plain.len());
         // One with an escape is not decoded either: the document is proven clean whole
-        // (`layers::json::proof`), its strings read in place.
+        // (`readings::json::proof`), its strings read in place.
         let escaped = json_of(strings, "\\n");
         let (m, more) = allocated(&profile, &post(&escaped));
         eprintln!("the same with an escape in each string: {m} allocations, {more} bytes");

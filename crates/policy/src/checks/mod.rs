@@ -37,7 +37,7 @@ pub(crate) fn check_field(
 
 /// The character and NFC checks of valid `text` read as one field of `part` that does not
 /// start a body, without the traversal check (which reads a field whole: a document of many
-/// fields is not one path). What `layers::json::prove` runs once over a whole document.
+/// fields is not one path). What `readings::json::prove` runs once over a whole document.
 /// Returns the first lookalike with path syntax, as the checks of a field find it.
 pub(crate) fn check_text(
     part: crate::location::Part,

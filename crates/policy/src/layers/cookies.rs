@@ -17,10 +17,10 @@
 //!   attribute such as `$Version`, which switches Tomcat and Jetty to another reading of the
 //!   whole header, and a cookie to everyone else).
 
-use super::decomposed::Decomposed;
-use super::percent;
 use crate::field::FieldBytes;
 use crate::finding::FindingKind;
+use crate::layers::decomposed::Decomposed;
+use crate::layers::percent;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::trim;
@@ -28,7 +28,7 @@ use crate::request::trim;
 /// The pairs of one `Cookie` line. `read` counts the pairs of every `Cookie` line of the
 /// request, which are one list (RFC 6265 §5.4, RFC 9113 §8.2.3): past `max_parameters` of
 /// them, one `limit_exceeded` and no more fields.
-pub(super) fn cookies<'a>(
+pub(crate) fn cookies<'a>(
     value: &'a [u8],
     header: usize,
     profile: &Profile,

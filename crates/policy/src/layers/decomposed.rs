@@ -56,7 +56,7 @@ impl Default for Decomposed<'_> {
 impl<'a> Decomposed<'a> {
     /// A check-only reading of header `header` (a cookie, a URL's path, a decoded parameter),
     /// with the findings of the layer that decoded it.
-    pub(super) fn header_reading(
+    pub(crate) fn header_reading(
         &mut self,
         location: Location,
         bytes: FieldBytes<'a>,
@@ -85,7 +85,7 @@ impl<'a> Decomposed<'a> {
         }
     }
 
-    pub(super) fn structural(
+    pub(crate) fn structural(
         &mut self,
         part: Part,
         kind: FindingKind,
@@ -95,7 +95,7 @@ impl<'a> Decomposed<'a> {
         self.structural_at(Location::part(part), kind, offset, message);
     }
 
-    pub(super) fn structural_named(
+    pub(crate) fn structural_named(
         &mut self,
         part: Part,
         name: &str,
@@ -107,7 +107,7 @@ impl<'a> Decomposed<'a> {
         self.structural_at(location, kind, offset, message);
     }
 
-    pub(super) fn structural_at(
+    pub(crate) fn structural_at(
         &mut self,
         location: Location,
         kind: FindingKind,
@@ -122,7 +122,7 @@ impl<'a> Decomposed<'a> {
 
     /// An empty second reading of bytes `self` also reads, sharing its room for detailed
     /// findings.
-    pub(super) fn second<'b>(&self) -> Decomposed<'b> {
+    pub(crate) fn second<'b>(&self) -> Decomposed<'b> {
         Decomposed {
             layer_room: self.layer_room,
             ..Decomposed::default()
@@ -132,7 +132,7 @@ impl<'a> Decomposed<'a> {
     /// Puts every field and structural finding at `at`'s name and index (a second reading of
     /// one value or part: its own locations say where inside it), and a field of the whole
     /// document at `at`'s part.
-    pub(super) fn relocate(&mut self, at: &Location) {
+    pub(crate) fn relocate(&mut self, at: &Location) {
         let locations = self.fields.iter_mut().map(|f| &mut f.location);
         for location in locations.chain(self.structural.iter_mut().map(|(l, _)| l)) {
             location.name.clone_from(&at.name);
@@ -150,7 +150,7 @@ impl<'a> Decomposed<'a> {
 
     /// Takes over the fields and findings of the reading of a part of the body that starts
     /// at `offset`: they are the part's first reading, rewritten where they need it.
-    pub(super) fn absorb_at(&mut self, other: Decomposed<'a>, offset: usize) {
+    pub(crate) fn absorb_at(&mut self, other: Decomposed<'a>, offset: usize) {
         self.layer_room = self.layer_room.min(other.layer_room);
         self.structural
             .extend(other.structural.into_iter().map(|(l, mut f)| {
@@ -167,7 +167,7 @@ impl<'a> Decomposed<'a> {
 
     /// Takes over the findings of a second reading, its fields checked but never rewritten.
     /// Its fields are copied when they borrow bytes that `self` may outlive.
-    pub(super) fn absorb_check_only(&mut self, other: Decomposed<'_>) {
+    pub(crate) fn absorb_check_only(&mut self, other: Decomposed<'_>) {
         self.layer_room = self.layer_room.min(other.layer_room);
         // Most second readings read nothing (a text body that is no JSON, form or archive).
         if other.fields.is_empty() && other.structural.is_empty() {
@@ -184,7 +184,7 @@ impl<'a> Decomposed<'a> {
 
 /// Pushes a leading UTF-8 signature of `body` as a field of its own (so that it can be stripped
 /// alone); returns where the document after it starts (0 or 3).
-pub(super) fn signature_field<'a>(body: &'a [u8], out: &mut Decomposed<'a>) -> usize {
+pub(crate) fn signature_field<'a>(body: &'a [u8], out: &mut Decomposed<'a>) -> usize {
     if !body.starts_with(&utf8gate_codec::UTF8_BOM) {
         return 0;
     }
@@ -201,7 +201,7 @@ pub(super) fn signature_field<'a>(body: &'a [u8], out: &mut Decomposed<'a>) -> u
 
 /// Pushes `body` from `start` as one text field: a document a reading could not read, which
 /// the application may still read as text.
-pub(super) fn text_from<'a>(body: &'a [u8], start: usize, out: &mut Decomposed<'a>) {
+pub(crate) fn text_from<'a>(body: &'a [u8], start: usize, out: &mut Decomposed<'a>) {
     let mut field = Field::raw(
         Location::part(Part::Body),
         &body[start..],
@@ -213,7 +213,7 @@ pub(super) fn text_from<'a>(body: &'a [u8], start: usize, out: &mut Decomposed<'
 }
 
 /// Pushes a body read as one field.
-pub(super) fn whole_body<'a>(body: &'a [u8], out: &mut Decomposed<'a>) {
+pub(crate) fn whole_body<'a>(body: &'a [u8], out: &mut Decomposed<'a>) {
     let mut field = Field::raw(
         Location::part(Part::Body),
         body,

@@ -3,9 +3,9 @@
 //! last of two `Host` lines, of two `boundary` parameters), the request is refused: the
 //! gateway cannot know which one the backend takes.
 
-use super::decomposed::Decomposed;
-use super::media_type::{is_tchar, quoted_string_end};
 use crate::finding::FindingKind;
+use crate::layers::decomposed::Decomposed;
+use crate::layers::media_type::{is_tchar, quoted_string_end};
 use crate::location::Part;
 use crate::request::{Request, split_params, trim};
 
@@ -77,7 +77,7 @@ pub(crate) fn check(request: &Request, with_host: bool, out: &mut Decomposed) {
         );
     }
     if with_host {
-        super::header_names::check(request, out);
+        crate::layers::header_names::check(request, out);
     }
 }
 
@@ -157,7 +157,7 @@ pub(crate) fn media_type_parameters(value: &[u8], part: Part, name: &str, out: &
     if ONE_READING.contains(&value) {
         return;
     }
-    if let Some((offset, why)) = super::media_type::second_reading(value) {
+    if let Some((offset, why)) = crate::layers::media_type::second_reading(value) {
         out.structural_named(part, name, FindingKind::AmbiguousMediaType, offset, why);
     } else if let Some((offset, kind, why)) = parameter_ambiguity(value) {
         out.structural_named(part, name, kind, offset, why);
@@ -299,7 +299,7 @@ mod tests {
         for value in ONE_READING {
             let shown = String::from_utf8_lossy(value);
             assert_eq!(
-                super::super::media_type::second_reading(value),
+                crate::layers::media_type::second_reading(value),
                 None,
                 "{shown}"
             );

@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::decomposed::Decomposed;
-use super::media_type::is_tchar;
 use crate::finding::FindingKind;
+use crate::layers::decomposed::Decomposed;
+use crate::layers::media_type::is_tchar;
 use crate::location::Part;
 use crate::request::Request;
 
@@ -22,7 +22,7 @@ const UNDERSCORE_SINGLETONS: [&str; 4] = [
 /// Header names as backends read them (RFC 9110 §5.1 tokens; CGI's RFC 3875 §4.1.18
 /// `HTTP_` variables, where `-` and `_` are one): a name that is not a token, two names that
 /// are one after that translation, and the underscore spelling of a singleton are refused.
-pub(super) fn check(request: &Request, out: &mut Decomposed) {
+pub(crate) fn check(request: &Request, out: &mut Decomposed) {
     let mut spellings: Option<Spellings> = None;
     for (name, _) in &request.headers {
         let name = name.as_str();

@@ -2,20 +2,20 @@
 //! readings, each checked like the part of a URL it amounts to, so that the same payload gets
 //! the same verdict in a query value and in every header a backend decodes:
 //!
-//! * `Cookie` (RFC 6265 §4.2 pairs): as frameworks read them (`super::cookies`).
+//! * `Cookie` (RFC 6265 §4.2 pairs): as frameworks read them (`crate::layers::cookies`).
 //! * URL-valued headers (`Referer`, `Origin`, configured names): the URL's path (path rules)
 //!   and query (query rules), as applications that redirect to them read them.
 //! * Path-override headers (`X-Original-URL`, `X-Rewrite-URL`, `X-Forwarded-Prefix`,
 //!   configured names), which some frameworks take as the request path: path and query rules.
 //! * Host-valued headers (`Host`, `X-Forwarded-Host`, `X-Original-Host`, `X-Host`,
 //!   `Forwarded: host=`) and the hosts of URL-valued headers: as IDNA reads them
-//!   (`super::hosts`); a forwarded host in ASCII must be a host, as `Host` must.
+//!   (`crate::layers::hosts`); a forwarded host in ASCII must be a host, as `Host` must.
 //! * RFC 8187 extended parameters in any header (`title*=UTF-8''%E2%80%AE`): decoded.
 
-use super::decomposed::{Decomposed, Fields};
-use super::{hosts, path, percent, query};
 use crate::field::Container;
 use crate::finding::FindingKind;
+use crate::layers::decomposed::{Decomposed, Fields};
+use crate::layers::{hosts, path, percent, query};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{Request, split_params, trim};
@@ -28,7 +28,7 @@ pub(crate) fn readings<'a>(request: &'a Request, profile: &Profile, out: &mut De
         let name = name.as_str();
         let listed = |list: &[String]| list.iter().any(|h| h.eq_ignore_ascii_case(name));
         if name.eq_ignore_ascii_case("cookie") {
-            super::cookies::cookies(value, i, profile, &mut cookies_read, out);
+            crate::layers::cookies::cookies(value, i, profile, &mut cookies_read, out);
         } else if name.eq_ignore_ascii_case("host") {
             // Its syntax is the head's (`head::host`).
             let host = hosts::name_of(trim(value));
@@ -61,7 +61,7 @@ fn forwarded_hosts<'a, 'v>(
     let mut names = Vec::new();
     for item in items {
         if item.is_ascii()
-            && let Err((offset, why)) = super::head::host(item)
+            && let Err((offset, why)) = crate::layers::head::host(item)
         {
             out.structural_named(Part::Header, name, FindingKind::MalformedHost, offset, why);
         } else if let Some(host) = hosts::name_of(item) {
@@ -90,7 +90,7 @@ fn url<'a>(
             // The authority as a host, after any user information.
             let host = &authority[..end];
             let host = &host[host.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..];
-            if let Err((offset, why)) = super::head::host(host) {
+            if let Err((offset, why)) = crate::layers::head::host(host) {
                 out.structural_named(Part::UrlPath, name, FindingKind::MalformedHost, offset, why);
             } else {
                 let host = hosts::name_of(host);

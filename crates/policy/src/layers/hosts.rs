@@ -17,10 +17,10 @@
 use idna::uts46::{AsciiDenyList, Hyphens, Uts46};
 use unicode_security::{RestrictionLevel, RestrictionLevelDetection};
 
-use super::decomposed::Decomposed;
 use crate::field::{Field, FieldBytes};
 use crate::finding::FindingKind;
 use crate::found::Found;
+use crate::layers::decomposed::Decomposed;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 

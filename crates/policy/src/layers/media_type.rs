@@ -14,7 +14,7 @@
 //!   (`application/x-www-form-urlencoded-v2`, `multipart/form-data-x`): prefix-matching
 //!   backends (ASP.NET, some PHP frameworks) read it as that type, utf8gate would not.
 //!
-//! Parameter-level ambiguities (repeats, escapes, continuations) are [`super::head`]'s.
+//! Parameter-level ambiguities (repeats, escapes, continuations) are [`crate::layers::head`]'s.
 
 use crate::request::split_params;
 

@@ -1,31 +1,26 @@
 //! Decoding layers: a request taken apart into fields, each after its own decoding.
 
-pub(crate) mod body;
 pub mod coding;
 mod cookies;
-mod decomposed;
+pub(crate) mod decomposed;
 pub(crate) mod head;
 mod header_names;
 mod headers;
 mod hosts;
-pub(crate) mod json;
-mod media_type;
-pub(crate) mod multipart;
-pub(crate) mod parts;
+pub(crate) mod media_type;
 mod path;
 pub(crate) mod percent;
 pub(crate) mod query;
-mod reading;
-pub(crate) mod readings;
-mod transfer;
+pub(crate) mod transfer;
 
+pub(crate) use crate::readings::xml_escape;
 pub(crate) use decomposed::Decomposed;
-pub(crate) use readings::xml_escape;
 
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
+use crate::readings::{self, body};
 use crate::request::Request;
 
 /// Hands `field` to `f`, or, for a field that stands for a document (`Field::document`),

@@ -2,8 +2,8 @@
 //! parameters from each segment before they resolve dot-segments, so `/a/..;x/b` is `/b` to
 //! Tomcat while it has no dot-segment to a reader of RFC 3986 alone (CVE-2008-2938 family).
 
-use super::decomposed::Decomposed;
 use crate::finding::FindingKind;
+use crate::layers::decomposed::Decomposed;
 use crate::location::Part;
 use crate::profile::PathBackend;
 

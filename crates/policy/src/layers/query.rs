@@ -3,9 +3,9 @@
 
 use core::ops::Range;
 
-use super::decomposed::Fields;
-use super::percent;
 use crate::field::{Container, Encoding, Field};
+use crate::layers::decomposed::Fields;
+use crate::layers::percent;
 use crate::location::{Location, Part};
 
 /// Splits `raw` (which sits at `base` in `container`) into key and value fields, pushed on

@@ -2,7 +2,7 @@
 //! base64 and quoted-printable, with the RFC 2045 leniencies Python's `email` has.
 
 /// RFC 2045 §6.8 base64; white space ignored; `None` if it is not base64.
-pub(super) fn decode_base64(content: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(content: &[u8]) -> Option<Vec<u8>> {
     let digits: Vec<u8> = content
         .iter()
         .copied()
@@ -35,7 +35,7 @@ pub(super) fn decode_base64(content: &[u8]) -> Option<Vec<u8>> {
 
 /// RFC 2045 §6.7 quoted-printable: `=XX` escapes and soft line breaks; a malformed `=` is kept
 /// as it is (as Python's `quopri` does).
-pub(super) fn decode_quoted_printable(content: &[u8]) -> Vec<u8> {
+pub(crate) fn decode_quoted_printable(content: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(content.len());
     let mut i = 0;
     while i < content.len() {

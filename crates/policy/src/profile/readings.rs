@@ -94,7 +94,7 @@ pub enum ArchiveContentsReading {
     Text,
 }
 
-/// How the keys of one JSON object are told apart (`layers::json::fold`).
+/// How the keys of one JSON object are told apart (`readings::json::fold`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JsonKeyReading {

@@ -4,7 +4,7 @@ use super::*;
 
 fn judged(content_type: &str, body: &[u8], upload: bool) -> Content {
     let ct = ContentType::parse(content_type.as_bytes());
-    let claimed = crate::layers::readings::claiming(&ct).is_some();
+    let claimed = crate::readings::claiming(&ct).is_some();
     judge(&ct, claimed, body, Some(body), upload, Added::default())
 }
 

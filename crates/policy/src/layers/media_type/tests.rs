@@ -1,4 +1,4 @@
-use super::*;
+use crate::layers::media_type::*;
 
 fn refused(value: &str) -> bool {
     second_reading(value.as_bytes()).is_some()
@@ -105,6 +105,10 @@ fn the_offset_points_at_the_second_reading() {
 fn tchar_table_is_the_grammar() {
     for b in 0..=255u8 {
         let grammar = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-        assert_eq!(super::is_tchar(b), grammar, "byte 0x{b:02X}");
+        assert_eq!(
+            crate::layers::media_type::is_tchar(b),
+            grammar,
+            "byte 0x{b:02X}"
+        );
     }
 }
