@@ -8,15 +8,16 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 
-use crate::carried::Current;
 use crate::gate::{Outcome, Use};
-use crate::layers::body_limit::read_whole;
+use crate::listen::carried::Current;
+use crate::listen::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 use upload::{ProfileParam, Streamed, Whole};
 
 pub mod authz;
 pub mod explain;
+pub mod grpc;
 pub mod upload;
 
 /// The OpenAPI 3.1 document of the API listener (`docs/openapi.json`).

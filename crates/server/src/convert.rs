@@ -1,5 +1,8 @@
 //! From HTTP to the policy's transport-neutral request, and back.
 
+pub mod authority;
+pub mod crumbs;
+
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, request::Parts};
 use compact_str::CompactString;
 use utf8gate_policy::{Mode, Request};

@@ -13,11 +13,11 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use utf8gate_policy::{Action, Decision, Mode, Profile, Request, Verdict};
 
-use crate::audit::AuditRecord;
 use crate::budget::{Charge, EVALUATION_FACTOR};
-use crate::config::Config;
-use crate::metrics::Metrics;
 use crate::names::DECISION;
+use crate::ops::audit::AuditRecord;
+use crate::ops::config::Config;
+use crate::ops::metrics::Metrics;
 use crate::problem::{Problem, ProblemKind, reject_status};
 use crate::routes::Route;
 

@@ -11,35 +11,27 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod admin;
 pub mod api;
-pub mod audit;
-pub mod authority;
 pub mod budget;
-pub mod carried;
 pub mod cli;
-pub mod config;
 pub mod convert;
-pub mod crumbs;
-pub mod demo;
 pub mod gate;
-pub mod grpc;
-pub mod layers;
-pub mod logging;
-pub mod metrics;
+pub mod listen;
 pub mod names;
-pub mod peer;
+pub mod ops;
 pub mod problem;
 pub mod proxy;
-pub mod reload;
 pub mod routes;
-pub mod serve;
-pub mod stack;
 pub mod state;
 
 use std::process::ExitCode;
 
-pub use config::Config;
+use api::grpc;
+use cli::demo;
+use listen::{serve, stack};
+use ops::{config, logging, reload};
+
+pub use ops::config::Config;
 pub use state::AppState;
 
 pub use api::OPENAPI;

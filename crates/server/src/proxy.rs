@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use utf8gate_policy::Mode;
 
-use crate::carried::Carried;
 use crate::gate::Use;
-use crate::layers::body_limit::read_whole;
+use crate::listen::carried::Carried;
+use crate::listen::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Choice;
 use crate::state::AppState;

@@ -1,9 +1,9 @@
 //! What the listeners share: the live configuration (one [`Snapshot`] of the configuration
-//! and what derives from it, swapped whole by a reload: `crate::reload`), the metrics, the
+//! and what derives from it, swapped whole by a reload: `crate::ops::reload`), the metrics, the
 //! memory budget and the WebSocket tunnels' cap.
 //!
 //! A request loads the snapshot once, at its start (the first layer of its listener's stack
-//! puts it in the request's extensions: `crate::carried::Current`), and uses that one to its end: a request
+//! puts it in the request's extensions: `crate::listen::carried::Current`), and uses that one to its end: a request
 //! in flight during a reload finishes under the configuration it started with.
 
 use std::sync::{Arc, OnceLock};
@@ -12,9 +12,9 @@ use arc_swap::ArcSwap;
 use axum::http::HeaderName;
 
 use crate::budget::Budget;
-use crate::config::{Config, Source};
 use crate::gate::Gate;
-use crate::metrics::Metrics;
+use crate::ops::config::{Config, Source};
+use crate::ops::metrics::Metrics;
 
 /// One configuration and everything built from it, immutable: what a request reads of the
 /// configuration, all of it from the same file.
@@ -84,7 +84,7 @@ pub struct AppState {
     pub reloading: Arc<Reloading>,
 }
 
-/// What a reload (`crate::reload`) needs besides the live snapshot.
+/// What a reload (`crate::ops::reload`) needs besides the live snapshot.
 #[derive(Default)]
 pub struct Reloading {
     /// Where the configuration came from; `None` (a state built from a configuration in

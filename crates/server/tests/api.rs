@@ -241,7 +241,7 @@ async fn the_served_document_lists_exactly_the_profiles_this_instance_accepts() 
         "[policy]\nprofile_files = [\"uploads.toml\"]\n",
         "test.toml",
         &[],
-        &utf8gate_server::config::Overrides::default(),
+        &utf8gate_server::ops::config::Overrides::default(),
         &|_| Some("name = \"uploads\"\nbase = \"lossy\"\n".to_string()),
     )
     .expect("a configuration with one extra profile");

@@ -20,7 +20,7 @@ fn state() -> AppState {
          [explain]\nmax_text_bytes = 4096\n",
         3 * BODY
     );
-    let overrides = utf8gate_server::config::Overrides::default();
+    let overrides = utf8gate_server::ops::config::Overrides::default();
     let config = Config::load(&toml, "test.toml", &[], &overrides, &|_| None);
     AppState::new(config.expect("a valid configuration"))
 }

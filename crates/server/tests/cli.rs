@@ -114,7 +114,7 @@ fn usage_input_and_config_errors_are_64_and_up() {
     );
     let good = temp_file(
         "good.toml",
-        utf8gate_server::config::DEFAULT_TOML.as_bytes(),
+        utf8gate_server::ops::config::DEFAULT_TOML.as_bytes(),
     );
     assert_eq!(
         utf8gate(&["check-config", good.to_str().unwrap()], b"")

@@ -15,7 +15,7 @@
 use std::collections::BTreeSet;
 
 use utf8gate_policy::{Decision, Mode, Profile, Request, evaluate};
-use utf8gate_server::metrics::{Metrics, UpstreamError};
+use utf8gate_server::ops::metrics::{Metrics, UpstreamError};
 
 const RULES: &str = include_str!("../../../deploy/prometheus/rules.yml");
 const RULES_TEST: &str = include_str!("../../../deploy/prometheus/rules_test.yml");

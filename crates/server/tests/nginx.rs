@@ -14,8 +14,8 @@ use std::time::Duration;
 use axum::extract::Request;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use utf8gate_server::serve::{Limits, Listener, run};
-use utf8gate_server::stack::serving;
+use utf8gate_server::listen::serve::{Limits, Listener, run};
+use utf8gate_server::listen::stack::serving;
 use utf8gate_server::{AppState, Config, routers};
 
 fn nginx_binary() -> Option<PathBuf> {
@@ -140,7 +140,7 @@ async fn nginx_auth_request_allows_clean_and_denies_tricks() {
         Limits {
             max_header_bytes: 65536,
             header_timeout: Duration::from_secs(5),
-            http2: utf8gate_server::config::Config::default_config().http2,
+            http2: utf8gate_server::ops::config::Config::default_config().http2,
         },
         Duration::from_secs(1),
         async {

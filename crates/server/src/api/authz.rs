@@ -9,9 +9,9 @@ use axum::response::{IntoResponse, Response};
 use utf8gate_policy::{BodyState, Mode, Request};
 
 use crate::budget::Charge;
-use crate::carried::{Carried, Current};
 use crate::convert;
 use crate::gate::{Outcome, Passed, Use};
+use crate::listen::carried::{Carried, Current};
 use crate::problem::{ErrorStyle, Problem};
 use crate::routes::{Choice, Route, Target};
 use crate::state::Snapshot;

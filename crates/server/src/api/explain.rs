@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use utf8gate_policy::{Decision, Profile, Verdict};
 
 use crate::gate::Outcome;
-use crate::layers::body_limit::read_whole;
+use crate::listen::layers::body_limit::read_whole;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::{AppState, Snapshot};
 pub use wrap::Class;

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use utf8gate_policy::{BodyScan, Mode, Profile, Verdict};
 
 use crate::budget::{Buffer, Charge};
-use crate::carried::Carried;
-use crate::config::Config;
-use crate::layers::body_limit::read_whole;
+use crate::listen::carried::Carried;
+use crate::listen::layers::body_limit::read_whole;
+use crate::ops::config::Config;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::{AppState, Snapshot};
 
@@ -136,7 +136,7 @@ pub async fn stream(
         let data = match frame.map(|f| f.into_data()) {
             Ok(Ok(data)) => data,
             Ok(Err(_)) => continue,
-            Err(e) if crate::layers::body_limit::over_limit(&e) => {
+            Err(e) if crate::listen::layers::body_limit::over_limit(&e) => {
                 return Err(Problem::too_large(max_scan));
             }
             Err(_) => return Err(Problem::bad_body()),

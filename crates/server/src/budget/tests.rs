@@ -219,7 +219,7 @@ async fn error_paths_release_everything() {
 
 #[tokio::test]
 async fn read_whole_charges_declared_and_chunked_bodies_and_releases_on_errors() {
-    use crate::layers::body_limit::read_whole;
+    use crate::listen::layers::body_limit::read_whole;
     let (budget, _, _) = budget(MIB, 0);
     let body = http_body_util::Full::new(bytes::Bytes::from(vec![7u8; 100 * 1024]));
     let (bytes, charge) = read_whole(body, 200 * 1024, &budget).await.unwrap();

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::Overrides;
+use crate::ops::config::Overrides;
 
+pub mod demo;
 mod input;
 pub mod report;
 pub mod sanitize;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use utf8gate_policy::{Decision, Profile};
 
-use crate::config::{Config, ConfigError, Overrides};
+use crate::ops::config::{Config, ConfigError, Overrides};
 
 /// Exit code of an allowed input (and of a command that succeeded).
 pub const EXIT_ALLOW: u8 = 0;
@@ -75,7 +75,7 @@ pub fn load_config(file: Option<&PathBuf>, overrides: &Overrides) -> Result<Conf
             }
         },
         None => (
-            crate::config::DEFAULT_TOML.to_string(),
+            crate::ops::config::DEFAULT_TOML.to_string(),
             "embedded default".to_string(),
         ),
     };

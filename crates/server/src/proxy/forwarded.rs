@@ -9,8 +9,8 @@
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
-use crate::config::Config;
-pub use crate::peer::Peer;
+pub use crate::listen::peer::Peer;
+use crate::ops::config::Config;
 
 /// `X-Forwarded-For`.
 pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");

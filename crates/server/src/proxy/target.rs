@@ -44,7 +44,7 @@ pub(super) fn answer_here(
     }
     // RFC 9112 §3.2.2: with an absolute-form target the recipient ignores `Host`; a backend may
     // read either, so they must agree. HTTP/2's `:authority` is such an authority (RFC 9113
-    // §8.3.1; `crate::authority` copies it to `Host` when there is none).
+    // §8.3.1; `crate::convert::authority` copies it to `Host` when there is none).
     if let Some(authority) = parts.uri.authority() {
         let host = parts.headers.get(header::HOST).map(HeaderValue::as_bytes);
         if host.is_none_or(|h| !h.eq_ignore_ascii_case(authority.as_str().as_bytes())) {

@@ -17,13 +17,13 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use utf8gate_policy::Decision;
 
-use crate::config::Config;
 use crate::convert;
 use crate::gate::{Outcome, Passed};
-use crate::layers::request_id::RequestId;
-use crate::metrics::UpstreamError;
+use crate::listen::layers::request_id::RequestId;
+use crate::listen::peer::Peer;
 use crate::names::{DECISION, REQUEST_ID_IN};
-use crate::peer::Peer;
+use crate::ops::config::Config;
+use crate::ops::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 
@@ -75,7 +75,8 @@ impl Upstream {
     /// A client with `config`'s connect timeout and idle-connection limits, to `config`'s
     /// upstream.
     pub(super) fn new(config: &Config) -> Upstream {
-        let authority = (config.upstream.as_deref()).and_then(crate::config::upstream_authority);
+        let authority =
+            (config.upstream.as_deref()).and_then(crate::ops::config::upstream_authority);
         let transport = if config.upstream_http2 {
             let mut connector = HttpConnector::new();
             connector.set_connect_timeout(Some(config.connect_timeout));

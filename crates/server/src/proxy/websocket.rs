@@ -28,13 +28,13 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::carried::Carried;
-use crate::config::Config;
-use crate::layers::request_id::RequestId;
-use crate::metrics::UpstreamError;
+use crate::listen::carried::Carried;
+use crate::listen::layers::request_id::RequestId;
+use crate::listen::serve::Draining;
+use crate::ops::config::Config;
+use crate::ops::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Route;
-use crate::serve::Draining;
 use crate::state::AppState;
 
 mod frame;

@@ -21,10 +21,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
 use super::frame::{self, CLOSE, Fail, Frame, Side, code};
 use super::judge::{Judged, judge};
 use super::message::{Assembly, Step, TextCheck, text_frame};
-use crate::config::{ServerText, WebSocket};
-use crate::metrics::{Closed, WebSocketMetrics};
+use crate::listen::serve::Draining;
+use crate::ops::config::{ServerText, WebSocket};
+use crate::ops::metrics::{Closed, WebSocketMetrics};
 use crate::routes::Route;
-use crate::serve::Draining;
 use crate::state::AppState;
 
 /// How long a failed tunnel waits for each side to end its connection after the Close frame.

@@ -1,0 +1,391 @@
+//! Listeners: accept loops serving HTTP/1.1 and, on the listeners that enable it, HTTP/2 over
+//! cleartext with prior knowledge on the same port (told apart by the first bytes), with their limits
+//! (head size and read timeout; streams, header list size, rapid-reset bounds) and graceful
+//! shutdown. A listener serves what [`Serves`] makes; what that service is (a stack of layers
+//! around the proxy or a router) is `crate::listen::stack`'s business, not this module's.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::http::Request;
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tower::util::ServiceExt;
+
+use crate::listen::carried::Carried;
+use crate::listen::peer::Peer;
+use crate::ops::config::Http2;
+
+mod upgradeable;
+pub use upgradeable::Draining;
+
+/// What a listener serves: an accept loop for one service type (from hyper's requests to
+/// responses, with the request's [`Peer`] in its extensions), the service made once per serving
+/// thread so that what it keeps (the proxy's pooled upstream connections) stays on its thread.
+/// Built by `crate::listen::stack`. The loop's future is boxed once per thread, never per request.
+#[derive(Clone)]
+pub struct Serves(Arc<ServeSocket>);
+
+type ServeSocket = dyn Fn(&'static str, TcpListener, Serving) -> Pin<Box<dyn Future<Output = ()> + Send>>
+    + Send
+    + Sync;
+
+impl Serves {
+    /// Serves the services `make` makes, one per serving thread.
+    pub fn new<M, S>(make: M) -> Serves
+    where
+        M: Fn() -> S + Send + Sync + 'static,
+        S: tower::Service<Request<Incoming>, Response = Response, Error = Infallible>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Serves(Arc::new(move |name, socket, serving| {
+            Box::pin(accept_loop(name, socket, make(), serving))
+        }))
+    }
+}
+
+/// A bound listener with what it serves.
+pub struct Listener {
+    /// What it is (for logs): proxy, api, admin, demo-upstream.
+    pub name: &'static str,
+    /// The socket.
+    pub socket: TcpListener,
+    /// What it serves.
+    pub serves: Serves,
+    /// Threads that accept and serve its connections, each with its own single-threaded
+    /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
+    /// 0 serves it on the shared runtime.
+    pub threads: usize,
+    /// Serves h2c (prior knowledge) next to HTTP/1.1, if `[listen] http2` allows it.
+    pub http2: bool,
+}
+
+impl Listener {
+    /// Binds `addr`, served on the shared runtime by the service `serves` makes.
+    pub async fn bind(
+        name: &'static str,
+        addr: SocketAddr,
+        serves: Serves,
+    ) -> std::io::Result<Listener> {
+        Ok(Listener {
+            name,
+            socket: TcpListener::bind(addr).await?,
+            serves,
+            threads: 0,
+            http2: false,
+        })
+    }
+
+    /// Serves HTTP/2 (h2c, prior knowledge) too when `on` (`listen.http2`).
+    pub fn with_http2(mut self, on: bool) -> Listener {
+        self.http2 = on;
+        self
+    }
+
+    /// Serves the listener on `threads` threads of its own (0: on the shared runtime).
+    pub fn on_threads(mut self, threads: usize) -> Listener {
+        self.threads = threads;
+        self
+    }
+
+    /// The bound address (useful with port 0).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+}
+
+/// What every accept loop needs: the HTTP settings, the stop signal and the drain time.
+#[derive(Clone)]
+pub struct Serving {
+    http: Arc<Builders>,
+    stop: tokio::sync::watch::Receiver<bool>,
+    grace: Duration,
+}
+
+/// The connection builders: HTTP/1.1 always, h2c on the listeners that serve it.
+struct Builders {
+    http1: hyper::server::conn::http1::Builder,
+    http2: Option<hyper::server::conn::http2::Builder<TokioExecutor>>,
+    header_timeout: Duration,
+}
+
+/// The limits of every listener: the request head's (both protocols) and HTTP/2's.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest request head; an HTTP/2 header list too (CONTINUATION frames included).
+    pub max_header_bytes: usize,
+    /// Time to receive the request head (and, on a new connection, its first bytes).
+    pub header_timeout: Duration,
+    /// The HTTP/2 settings.
+    pub http2: Http2,
+}
+
+impl Builders {
+    /// HTTP/1.1 with the head limits, and h2c with the HTTP/2 ones if `http2`.
+    fn new(limits: &Limits, http2: bool) -> Builders {
+        let max_header_bytes = limits.max_header_bytes;
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .max_header_size(max_header_bytes)
+            .max_buf_size(max_header_bytes.max(8192));
+        let h2 = &limits.http2;
+        let http2 = (http2 && h2.enabled).then(|| {
+            let mut b = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            b.timer(TokioTimer::new())
+                .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX))
+                .max_concurrent_streams(h2.max_concurrent_streams)
+                .max_pending_accept_reset_streams(h2.max_pending_accept_reset_streams)
+                .max_local_error_reset_streams(h2.max_local_error_reset_streams);
+            b
+        });
+        Builders {
+            http1,
+            http2,
+            header_timeout: limits.header_timeout,
+        }
+    }
+}
+
+/// Serves every listener until `shutdown` completes, then stops accepting and drains in-flight
+/// connections for at most `grace`.
+pub async fn run(
+    listeners: Vec<Listener>,
+    limits: Limits,
+    grace: Duration,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let both = Arc::new(Builders::new(&limits, true));
+    let http1_only = Arc::new(Builders::new(&limits, false));
+    let serving = |http2: bool| Serving {
+        http: if http2 {
+            both.clone()
+        } else {
+            http1_only.clone()
+        },
+        stop: stop_rx.clone(),
+        grace,
+    };
+    let mut done = Vec::new();
+    for listener in listeners {
+        let Listener {
+            name,
+            socket,
+            serves,
+            threads,
+            http2,
+        } = listener;
+        let serving = serving(http2);
+        if threads == 0 {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let serving = serving.clone();
+            let serving = (serves.0)(name, socket, serving);
+            tokio::spawn(async move {
+                serving.await;
+                let _ = tx.send(());
+            });
+            done.push(rx);
+            continue;
+        }
+        let shared = match socket.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(listener = name, error = %e, "cannot hand the socket to threads");
+                continue;
+            }
+        };
+        for n in 0..threads {
+            let socket = match shared.try_clone() {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(listener = name, error = %e, "cannot share the socket");
+                    break;
+                }
+            };
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let (serves, serving) = (serves.clone(), serving.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("utf8gate-{name}-{n}"))
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    match runtime {
+                        Ok(rt) => rt.block_on(async move {
+                            match TcpListener::from_std(socket) {
+                                Ok(socket) => (serves.0)(name, socket, serving).await,
+                                Err(e) => {
+                                    tracing::error!(listener = name, error = %e, "cannot register the socket");
+                                }
+                            }
+                        }),
+                        Err(e) => {
+                            tracing::error!(listener = name, error = %e, "cannot start a runtime");
+                        }
+                    }
+                    let _ = tx.send(());
+                });
+            match spawned {
+                Ok(_) => done.push(rx),
+                Err(e) => tracing::error!(listener = name, error = %e, "cannot start a thread"),
+            }
+        }
+    }
+    shutdown.await;
+    tracing::info!("shutting down: no new connections, draining in-flight requests");
+    let _ = stop_tx.send(true);
+    for rx in done {
+        let _ = rx.await;
+    }
+}
+
+/// Accepts connections on `socket` until the stop signal, then drains them for at most the
+/// grace time.
+async fn accept_loop<S>(name: &'static str, socket: TcpListener, service: S, mut serving: Serving)
+where
+    S: tower::Service<Request<Incoming>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let graceful = GracefulShutdown::new();
+    loop {
+        let accepted = tokio::select! {
+            a = socket.accept() => a,
+            _ = serving.stop.changed() => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(listener = name, error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // As nginx does on keep-alive connections: a response streamed in pieces (head,
+        // then the upstream's body) must not wait for the client's delayed ACK.
+        let _ = stream.set_nodelay(true);
+        let peer = Peer::new(peer);
+        let draining = Draining::new(serving.stop.clone(), graceful.watcher());
+        let service = service
+            .clone()
+            .map_request(move |mut r: Request<Incoming>| {
+                let upgrade = r.headers().contains_key(axum::http::header::UPGRADE);
+                r.extensions_mut().insert(Carried {
+                    peer: Some(peer.clone()),
+                    draining: upgrade.then(|| draining.clone()),
+                    ..Carried::default()
+                });
+                crate::convert::authority::host_from_authority(&mut r);
+                crate::convert::crumbs::join_cookie_crumbs(&mut r);
+                r
+            });
+        let (http, watcher) = (serving.http.clone(), graceful.watcher());
+        let stop = serving.stop.clone();
+        spawn_connection(name, async move {
+            let service = TowerToHyperService::new(service);
+            // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
+            match first_bytes(&stream, http.header_timeout).await {
+                None => Ok(()),
+                Some(true) if http.http2.is_some() => {
+                    let conn = http
+                        .http2
+                        .as_ref()
+                        .map(|h2| h2.serve_connection(TokioIo::new(stream), service));
+                    match conn {
+                        Some(conn) => watcher.watch(conn).await,
+                        None => Ok(()),
+                    }
+                }
+                Some(_) => {
+                    let conn = http.http1.serve_connection(TokioIo::new(stream), service);
+                    upgradeable::watch(conn.with_upgrades(), stop, watcher).await
+                }
+            }
+        });
+    }
+    drop(socket);
+    tokio::select! {
+        _ = graceful.shutdown() => tracing::info!(listener = name, "drained"),
+        _ = tokio::time::sleep(serving.grace) => tracing::warn!(listener = name, "drain timeout: closing remaining connections"),
+    }
+}
+
+/// The HTTP/2 connection preface (RFC 9113 §3.4): how an h2c client with prior knowledge opens.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Waits, for at most `timeout`, until `stream` holds enough bytes to tell h2c (the whole
+/// preface: `Some(true)`) from HTTP/1 (bytes that differ from it: `Some(false)`). `None`: the
+/// peer sent too little in time, or closed the connection.
+async fn first_bytes(stream: &TcpStream, timeout: Duration) -> Option<bool> {
+    let mut buf = [0u8; PREFACE.len()];
+    let enough = async {
+        loop {
+            match stream.peek(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) if buf[..n] != PREFACE[..n] => return Some(false),
+                Ok(n) if n == PREFACE.len() => return Some(true),
+                // Part of the preface: more bytes to come (rare; a bounded wait).
+                Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            }
+        }
+    };
+    tokio::time::timeout(timeout, enough).await.ok().flatten()
+}
+
+/// Serves one connection in a task of its own.
+fn spawn_connection<E: std::fmt::Display>(
+    name: &'static str,
+    conn: impl Future<Output = Result<(), E>> + Send + 'static,
+) {
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!(listener = name, error = %e, "connection ended with an error");
+        }
+    });
+}
+
+/// The process's SIGHUP signals, which reload the configuration (`crate::ops::reload`), listened to
+/// from this call on (so the signal's default action, ending the process, no longer applies).
+/// `None` if the handler cannot be installed.
+#[cfg(unix)]
+pub fn hangups() -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok()
+}
+
+/// Completes on SIGTERM or SIGINT.
+pub async fn signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
