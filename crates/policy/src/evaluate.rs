@@ -3,17 +3,17 @@
 use core::ops::ControlFlow;
 
 use crate::checks::{self, CheckOptions};
-use crate::collect::Collector;
+use crate::decide::collect::Collector;
+use crate::decide::found::{Found, KindSet};
+use crate::decide::verdict::{Decision, Verdict};
 use crate::field::Field;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet};
 use crate::identity::check as identity;
 use crate::layers;
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::Request;
 use crate::rewrite;
-use crate::verdict::{Decision, Verdict};
 
 /// A verdict and, when the decision is to sanitize (and the profile enforces), the rewritten
 /// request.

@@ -64,7 +64,7 @@ pub(crate) struct Field<'a> {
     pub(crate) at_body_start: bool,
     /// Findings of the decoding layers (escapes), in field offsets.
     /// (`None` when there are none: most fields, and a field is kept small.)
-    pub(crate) layer_findings: Option<Box<crate::found::Found>>,
+    pub(crate) layer_findings: Option<Box<crate::decide::found::Found>>,
     /// A second reading of bytes another field already covers (a `text/plain` body read as
     /// JSON, a base64 part decoded): checked, never rewritten (a rewriting action is logged).
     pub(crate) check_only: bool,

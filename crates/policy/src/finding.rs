@@ -204,7 +204,7 @@ pub(crate) struct RawFinding {
     pub(crate) fix: Fix,
     pub(crate) lax_scalar: Option<String>,
     pub(crate) message: String,
-    /// Adjacent occurrences this finding stands for (1 unless merged, see `crate::found`).
+    /// Adjacent occurrences this finding stands for (1 unless merged, see `crate::decide::found`).
     pub(crate) run: u64,
 }
 

@@ -25,12 +25,11 @@
 #![deny(missing_docs)]
 
 mod checks;
-mod collect;
+mod decide;
 mod evaluate;
 mod exclusion;
 mod field;
 mod finding;
-mod found;
 mod identity;
 mod layers;
 mod location;
@@ -43,9 +42,9 @@ mod stream;
 #[cfg(test)]
 mod test_support;
 mod textual;
-mod verdict;
 
 pub use checks::lookalike::Table as LookalikeTable;
+pub use decide::verdict::{BytesByLocation, Decision, Verdict};
 pub use evaluate::{Evaluation, evaluate, evaluate_upload};
 pub use exclusion::{Exclusion, ExclusionSpec, Target};
 pub use finding::{Action, Finding, FindingKind, KindClass, Severity};
@@ -66,7 +65,6 @@ pub use readings::parts::{FormPart, read_multipart};
 pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
-pub use verdict::{BytesByLocation, Decision, Verdict};
 
 /// Builds the lookup tables the checks build lazily on first use (the NFC and stream-safe
 /// tables, some tens of milliseconds), so that a server's first request does not wait for them.

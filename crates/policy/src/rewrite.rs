@@ -4,10 +4,10 @@ use core::ops::Range;
 
 use crate::checks::bytes::Piece;
 use crate::checks::nfc;
+use crate::decide::found::Actions;
+use crate::decide::found::Found;
 use crate::field::{Container, Encoding};
 use crate::finding::{Action, FindingKind};
-use crate::found::Actions;
-use crate::found::Found;
 use crate::layers::percent;
 use crate::readings::{json, multipart};
 use crate::request::Request;

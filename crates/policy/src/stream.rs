@@ -6,15 +6,15 @@
 
 use utf8gate_codec::StreamValidator;
 
-use crate::collect::Collector;
+use crate::decide::collect::Collector;
+use crate::decide::found::{Found, KindSet};
+use crate::decide::verdict::Verdict;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet};
 use crate::layers::coding::{self, CodingError, Decoder};
 use crate::location::{Location, Part};
 use crate::profile::Profile;
 use crate::request::{ContentType, Request};
 use crate::textual::{Added, Content, JUDGE_BYTES, ZIP_TAIL, judge, zip_end};
-use crate::verdict::Verdict;
 
 /// A body scanned chunk by chunk.
 pub struct BodyScan<'p> {
@@ -44,7 +44,7 @@ pub struct BodyScan<'p> {
     /// The types the profile adds to the rule (`[readings] text_types`, `binary_types`).
     added: Added<'p>,
     offset: usize,
-    /// The body's findings, bounded (`crate::found`): listed in offset order at the end.
+    /// The body's findings, bounded (`crate::decide::found`): listed in offset order at the end.
     found: Found,
     /// Where the scan stopped reading: the request was settled there (`Found::settled`).
     stopped: Option<usize>,

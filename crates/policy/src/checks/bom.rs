@@ -1,8 +1,8 @@
 //! U+FEFF: a signature at the start of a body, ZERO WIDTH NO-BREAK SPACE anywhere else
 //! (RFC 3629 §6).
 
+use crate::decide::found::Report;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Report;
 
 /// Whether [`visit`] looks at a byte: the lead byte of U+FEFF.
 #[inline(always)]

@@ -3,8 +3,8 @@
 //! Legitimate text is left alone: TAB, CR and LF in text content (TAB in headers), ZWJ, ZWNJ,
 //! LRM, RLM and ALM are not findings.
 
+use crate::decide::found::Report;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Report;
 use crate::location::Part;
 
 /// The kind a character is reported as in `part`, if any.

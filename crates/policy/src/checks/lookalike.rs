@@ -36,8 +36,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::decide::found::Report;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Report;
 
 mod table;
 #[cfg(test)]

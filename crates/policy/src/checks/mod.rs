@@ -4,7 +4,7 @@
 //! [`bytes`] holds the byte scans they share. [`clean`] proves characters clean for every check
 //! in one pass, so that [`segmented`] runs the character and NFC checks only around the others.
 
-use crate::found::Found;
+use crate::decide::found::Found;
 
 pub(crate) mod bom;
 pub(crate) mod bytes;
@@ -106,7 +106,7 @@ mod tests {
             lookalikes: super::lookalike::Table::Default,
             max_nonstarters: 3,
         };
-        let mut findings = crate::found::Found::unbounded();
+        let mut findings = crate::decide::found::Found::unbounded();
         super::run::check_field_inlined(
             Part::Path,
             b"/a/../etc/passwd",
@@ -136,9 +136,9 @@ mod tests {
             };
             let bytes = text.as_bytes();
             prop_assume!(bytes.len() <= 256);
-            let mut shortcut = crate::found::Found::unbounded();
+            let mut shortcut = crate::decide::found::Found::unbounded();
             super::run::check_field_inlined(part, bytes, false, &options, &mut shortcut);
-            let mut full = crate::found::Found::unbounded();
+            let mut full = crate::decide::found::Found::unbounded();
             super::run::check_any_field(part, bytes, false, &options, &mut full);
             prop_assert_eq!(shortcut, full);
         }
@@ -156,9 +156,9 @@ mod tests {
                 lookalikes: if best_fit { super::lookalike::Table::BestFit } else { super::lookalike::Table::Default },
                 max_nonstarters: 3,
             };
-            let mut portable = crate::found::Found::unbounded();
+            let mut portable = crate::decide::found::Found::unbounded();
             super::run::check_field_inlined(part, &bytes, at_body_start, &options, &mut portable);
-            let mut wide = crate::found::Found::unbounded();
+            let mut wide = crate::decide::found::Found::unbounded();
             if super::wide::check_field(part, &bytes, at_body_start, &options, &mut wide) {
                 prop_assert_eq!(wide, portable);
             }

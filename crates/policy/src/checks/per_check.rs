@@ -5,8 +5,8 @@
 
 use super::bytes::for_each_flagged;
 use super::{bom, controls, lookalike, nfc};
+use crate::decide::found::{Found, Report};
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, Report};
 
 /// What the checks need to know beyond the field's bytes.
 #[derive(Debug, Clone, Copy)]

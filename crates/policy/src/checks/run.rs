@@ -5,7 +5,7 @@
 use super::bytes::{Piece, pieces, printable_ascii_dots};
 use super::per_check::{CheckOptions, check_run_per_check};
 use super::{clean, segmented, traversal, utf8};
-use crate::found::Found;
+use crate::decide::found::Found;
 
 /// [`super::check_field`]'s body, inlined into each of its builds together with the scans it calls.
 #[inline(always)]

@@ -20,7 +20,7 @@
 use super::clean::{self, Context};
 use super::nfc;
 use super::per_check::{self, CheckOptions};
-use crate::found::Found;
+use crate::decide::found::Found;
 use crate::location::Part;
 
 /// Bytes of a segment scanned between two looks at whether the request is settled.

@@ -13,8 +13,8 @@ use utf8gate_codec::Malformation;
 use super::bytes::{Piece, pieces};
 
 use super::lookalike;
+use crate::decide::found::Found;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Found;
 use crate::location::Part;
 use crate::percent_lax;
 

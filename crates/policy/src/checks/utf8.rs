@@ -2,8 +2,8 @@
 
 use utf8gate_codec::{Malformation, MalformedKind};
 
+use crate::decide::found::Report;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::Report;
 
 /// The findings of one malformation: its kind, and `nul` when a lax decoder reads U+0000.
 #[inline]

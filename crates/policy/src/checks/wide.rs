@@ -11,7 +11,7 @@
 
 use super::per_check::CheckOptions;
 use super::run;
-use crate::found::Found;
+use crate::decide::found::Found;
 use crate::location::Part;
 
 /// [`super::check_field`] compiled for AVX2; `false` (and nothing reported) when the CPU

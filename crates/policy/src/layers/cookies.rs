@@ -94,7 +94,7 @@ pub(crate) fn cookies<'a>(
         out.header_reading(location(Part::CookieValue), bytes, header, findings);
         if quoted && inner.contains(&b'\\') {
             for reading in unquoted_readings(inner) {
-                let findings = crate::found::Found::new(0, Default::default());
+                let findings = crate::decide::found::Found::new(0, Default::default());
                 out.header_reading(location(Part::CookieValue), reading, header, findings);
             }
         }

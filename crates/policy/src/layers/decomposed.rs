@@ -19,7 +19,7 @@ pub(crate) struct Decomposed<'a> {
     /// Structural findings (charset, malformed body, limits), with their locations.
     pub(crate) structural: Vec<(Location, RawFinding)>,
     /// Detailed layer findings (escapes) the fields may still carry: the verdict lists no more
-    /// than `max_findings`, so no more are built; the rest are counted (`crate::found`).
+    /// than `max_findings`, so no more are built; the rest are counted (`crate::decide::found`).
     pub(crate) layer_room: usize,
     /// Multipart parts that declare a media type some body reading claims (JSON, a form):
     /// read so as well, check-only, once the multipart reading is done.
@@ -61,7 +61,7 @@ impl<'a> Decomposed<'a> {
         location: Location,
         bytes: FieldBytes<'a>,
         header: usize,
-        findings: crate::found::Found,
+        findings: crate::decide::found::Found,
     ) {
         self.fields.push(Field {
             location,

@@ -17,9 +17,9 @@
 use idna::uts46::{AsciiDenyList, Hyphens, Uts46};
 use unicode_security::{RestrictionLevel, RestrictionLevelDetection};
 
+use crate::decide::found::Found;
 use crate::field::{Field, FieldBytes};
 use crate::finding::FindingKind;
-use crate::found::Found;
 use crate::layers::decomposed::Decomposed;
 use crate::location::{Location, Part};
 use crate::profile::Profile;

@@ -3,9 +3,9 @@
 
 use smallvec::SmallVec;
 
+use crate::decide::found::{Found, Report};
 use crate::field::FieldBytes;
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, Report};
 use crate::percent_lax::{escape_at, iis_escape_at};
 
 /// An RFC 8187 `ext-value` (`charset'language'value-chars`) split: the charset and where the
@@ -34,7 +34,7 @@ pub(crate) fn decode<'r>(
     if plain {
         return (FieldBytes::Borrowed(raw), Found::none());
     }
-    let mut findings = Found::new(*room, crate::found::KindSet::default());
+    let mut findings = Found::new(*room, crate::decide::found::KindSet::default());
     let decoded = decode_in_full(raw, plus_is_space, &mut findings);
     *room -= findings.detailed.len();
     (decoded, findings)
@@ -310,7 +310,7 @@ mod tests {
                 proptest::sample::select(b"%+25aFu0Gx\xc0".to_vec()), 0..64),
             plus_is_space in proptest::prelude::any::<bool>(),
         ) {
-            let mut escapes = Found::new(usize::MAX, crate::found::KindSet::default());
+            let mut escapes = Found::new(usize::MAX, crate::decide::found::KindSet::default());
             let decoded = decode_in_full(&raw, plus_is_space, &mut escapes);
             let (shortcut, found) = decode(&raw, plus_is_space);
             proptest::prop_assert_eq!(&shortcut[..], &decoded[..]);

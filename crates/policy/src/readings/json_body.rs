@@ -3,9 +3,9 @@
 
 use core::ops::ControlFlow;
 
+use crate::decide::found::{Found, KindSet, Report};
 use crate::field::{Container, Document, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet, Report};
 use crate::layers::decomposed::{Decomposed, signature_field, text_from};
 use crate::location::{Location, Part};
 use crate::profile::Profile;

@@ -10,7 +10,7 @@
 //!
 //! Rewriting: a YAML field is never rewritten, since a scalar's bytes depend on its style and
 //! indentation; a finding whose action rewrites refuses the document instead
-//! ([`crate::collect`]). A leading BOM is a field of its own and may be stripped.
+//! ([`crate::decide::collect`]). A leading BOM is a field of its own and may be stripped.
 
 mod capped;
 mod scalars;

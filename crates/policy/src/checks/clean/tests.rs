@@ -318,7 +318,7 @@ proptest! {
     ) {
         let options = options(best_fit, max_nonstarters);
         let reference = run::check_any_field_per_check(part, &bytes, at_body_start, &options);
-        let mut segmented = crate::found::Found::unbounded();
+        let mut segmented = crate::decide::found::Found::unbounded();
         run::check_any_field(part, &bytes, at_body_start, &options, &mut segmented);
         prop_assert_eq!(&segmented, &reference);
         prop_assert_eq!(

@@ -39,7 +39,7 @@
 //!   into ASCII (U+017F, U+212A) fails the proof too.
 
 use crate::checks::{self, CheckOptions, clean, nfc, traversal};
-use crate::found::{Found, KindSet};
+use crate::decide::found::{Found, KindSet};
 use crate::location::Part;
 use crate::readings::json::error::JsonError;
 use crate::readings::json::fold;

@@ -1,9 +1,9 @@
+use crate::decide::verdict::Decision;
 use crate::finding::FindingKind;
 use crate::location::Part;
 use crate::profile::{Profile, XmlDoctypeReading};
 use crate::readings::xml::text::{self, RawAttribute};
 use crate::request::Request;
-use crate::verdict::Decision;
 use crate::{Evaluation, evaluate};
 
 mod attributes;

@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::decide::found::{Found, KindSet, Report};
 use crate::field::{Container, Encoding, Field};
 use crate::finding::{FindingKind, Fix, RawFinding};
-use crate::found::{Found, KindSet, Report};
 use crate::location::Location;
 use crate::readings::xml::text::Decoded;
 

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::decide::found::{Actions, Found, KindCounts, KindSet};
+use crate::decide::verdict::{BytesByLocation, Decision, Verdict};
 use crate::finding::{Action, Finding, FindingKind, Fix, RawFinding, hex_bytes};
-use crate::found::{Actions, Found, KindCounts, KindSet};
 use crate::identity::{Identity, IdentityReport};
 use crate::location::{Location, LocationClass};
 use crate::profile::Profile;
-use crate::verdict::{BytesByLocation, Decision, Verdict};
 
 /// Accumulates findings up to the cap, counts and the reject flag.
 pub(crate) struct Collector<'p> {

@@ -3,8 +3,8 @@ use proptest::prelude::*;
 use super::{Found, KindSet, Report};
 use crate::checks::bytes::{Piece, pieces};
 use crate::checks::{controls, utf8};
+use crate::decide::found::Actions;
 use crate::finding::{Action, FindingKind, Fix, RawFinding};
-use crate::found::Actions;
 use crate::location::Part;
 
 /// Reports the malformations and control characters of `bytes` into `out`.
