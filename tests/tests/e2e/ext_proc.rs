@@ -273,3 +273,37 @@ async fn a_streamed_verdict_does_not_depend_on_where_the_chunks_are_cut() {
         assert_eq!(whole.refused.is_none(), clean, "body {i}");
     }
 }
+
+/// A filter that skips the request headers (`request_header_mode: SKIP`) would have its body go
+/// on unjudged: the stream is refused at its first body message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_before_any_headers_is_refused() {
+    let gw = Box::pin(Gateway::start(GRPC, None)).await;
+    let addr = gw.grpc_authz.expect("the gRPC listener");
+    let mut client = ExternalProcessorClient::connect(format!("http://{addr}"))
+        .await
+        .expect("connect");
+    let (send, messages) = mpsc::channel(4);
+    let body = ProcessingRequest {
+        request: Some(Phase::RequestBody(HttpBody {
+            body: b"a/\xC0\xAE".to_vec(),
+            end_of_stream: true,
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    send.send(body).await.expect("send");
+    let mut answers = client
+        .process(ReceiverStream::new(messages))
+        .await
+        .expect("a stream")
+        .into_inner();
+    let answer = answers.message().await.expect("an answer").expect("one");
+    match answer.response {
+        Some(Response::ImmediateResponse(i)) => {
+            assert_eq!(i.status.map(|s| s.code), Some(400));
+            assert!(String::from_utf8_lossy(&i.body).contains("bad-check"));
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+}

@@ -110,17 +110,36 @@ struct Started {
 impl ExtProc {
     /// The conversation of one request.
     async fn converse(self, mut talk: Talk) {
-        // The request's headers come first; anything before them goes on untouched.
+        // The request's headers come first. A request body or trailers before them (a filter
+        // with `request_header_mode: SKIP`) would go on unjudged: refused. Response phases
+        // before them go on.
         let (mode, headers) = loop {
             let Some((first, message)) = talk.next().await else {
                 return;
             };
-            if let Message::RequestHeaders(headers) = message {
-                let mode = first.protocol_config.map(|c| c.request_body_mode);
-                break (mode.and_then(|m| BodySendMode::try_from(m).ok()), headers);
-            }
-            if !talk.send(reply::go_on(&message)).await {
-                return;
+            match message {
+                Message::RequestHeaders(headers) => {
+                    let mode = first.protocol_config.map(|c| c.request_body_mode);
+                    break (mode.and_then(|m| BodySendMode::try_from(m).ok()), headers);
+                }
+                Message::RequestBody(_) | Message::RequestTrailers(_) => {
+                    let started = Started {
+                        snapshot: self.state.snapshot(),
+                        id: self.ids.of(&Default::default()).as_str().to_string(),
+                        accept: Vec::new(),
+                        at: Instant::now(),
+                    };
+                    let detail = "the ext_proc stream sent no request headers \
+                                  (request_header_mode must be SEND): the request is not judged";
+                    let problem = Problem::new(ProblemKind::BadCheck, detail);
+                    talk.send(self.refused(&started, problem, None).await).await;
+                    return;
+                }
+                other => {
+                    if !talk.send(reply::go_on(&other)).await {
+                        return;
+                    }
+                }
             }
         };
         let Head {
