@@ -48,7 +48,7 @@ mod talk;
 
 use head::Head;
 use reply::Phase;
-use talk::{Talk, echo};
+use talk::{Buffering, Talk, echo};
 
 /// The `ExternalProcessor` service of a state.
 #[derive(Clone)]
@@ -85,18 +85,6 @@ impl ExternalProcessor for ExtProc {
         tokio::spawn(self.clone().converse(talk));
         Ok(tonic::Response::new(ReceiverStream::new(answers)))
     }
-}
-
-/// How a buffered body was asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Buffering {
-    /// The filter's mode is `BUFFERED`: the body comes whole, in one message.
-    Configured,
-    /// `BUFFERED_PARTIAL`: a message without `end_of_stream` is cut.
-    Partial,
-    /// The filter streams, and utf8gate asked for `BUFFERED` (`mode_override`): a message
-    /// without `end_of_stream` says the filter did not switch.
-    Asked,
 }
 
 /// What a request's stream knows once its headers arrived.
@@ -248,7 +236,7 @@ impl ExtProc {
         });
         let (answer, route) = self.decide(started, request, None, Phase::Headers).await;
         let route = match route {
-            Some(route) if !is_refusal(&answer) => route,
+            Some(route) if !reply::is_refusal(&answer) => route,
             _ => return Some(answer),
         };
         if !talk.send(answer).await {
@@ -404,10 +392,4 @@ impl ExtProc {
         let rendered = render(problem, &started.id, style, format).await;
         reply::refused(rendered, "utf8gate_refused")
     }
-}
-
-/// Whether `answer` is an immediate response (the request was refused).
-fn is_refusal(answer: &ProcessingResponse) -> bool {
-    use envoy_types::pb::envoy::service::ext_proc::v3::processing_response::Response;
-    matches!(answer.response, Some(Response::ImmediateResponse(_)))
 }

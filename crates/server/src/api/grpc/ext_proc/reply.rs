@@ -186,3 +186,8 @@ fn set(key: &str, value: &[u8]) -> HeaderValueOption {
         ..Default::default()
     }
 }
+
+/// Whether `answer` is an immediate response (the request was refused).
+pub(super) fn is_refusal(answer: &ProcessingResponse) -> bool {
+    matches!(answer.response, Some(Response::ImmediateResponse(_)))
+}

@@ -1,6 +1,7 @@
 //! One `ext_proc` stream as the conversation reads it: the next message with something in
 //! it, an answer sent (none in `observability_mode`), and what follows a decision: "go on" for
-//! every message, or every body chunk sent on as it came (a full-duplex stream).
+//! every message, or every body chunk sent on as it came (a full-duplex stream); and how a
+//! buffered body was asked for ([`Buffering`]).
 
 use envoy_types::pb::envoy::service::ext_proc::v3::{
     ProcessingRequest, ProcessingResponse, processing_request::Request as Message,
@@ -71,4 +72,16 @@ pub(super) async fn echo(talk: &mut Talk) {
             return;
         }
     }
+}
+
+/// How a buffered body was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Buffering {
+    /// The filter's mode is `BUFFERED`: the body comes whole, in one message.
+    Configured,
+    /// `BUFFERED_PARTIAL`: a message without `end_of_stream` is cut.
+    Partial,
+    /// The filter streams, and utf8gate asked for `BUFFERED` (`mode_override`): a message
+    /// without `end_of_stream` says the filter did not switch.
+    Asked,
 }
