@@ -135,6 +135,8 @@ pub(crate) fn is_clean_ascii(bytes: &[u8], cx: Context) -> bool {
 /// decide. On such text this pass is about half the work of the full validation.
 #[inline]
 pub(crate) fn two_byte_text(bytes: &[u8]) -> Option<&str> {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: as in `first_candidate`, AVX2 was detected just above.

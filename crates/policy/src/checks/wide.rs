@@ -10,6 +10,7 @@
 #![allow(unsafe_code)]
 
 use super::per_check::CheckOptions;
+#[cfg(target_arch = "x86_64")]
 use super::run;
 use crate::decide::found::Found;
 use crate::location::Part;

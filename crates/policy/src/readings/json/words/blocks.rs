@@ -80,8 +80,9 @@ pub(super) fn block_masks(bytes: &[u8]) -> (Specials, u64) {
     (specials, triggers)
 }
 
-/// The widest vectors the CPU has for the block readings.
+/// The widest vectors the CPU has for the block readings (only the portable loops off x86-64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum Vectors {
     /// The portable loops (SSE2 on x86-64).
     #[default]

@@ -8,10 +8,13 @@
 
 #![allow(unsafe_code)]
 
+#[cfg(target_arch = "x86_64")]
 use std::borrow::Cow;
 
 use crate::readings::json::words::blocks::{self, Vectors};
-use crate::readings::json::words::escapes::{self, Settled, Specials};
+#[cfg(target_arch = "x86_64")]
+use crate::readings::json::words::escapes::Specials;
+use crate::readings::json::words::escapes::{self, Settled};
 
 /// A block as the window reads it (`escapes::read` of [`blocks::block_masks`]) and its
 /// triggers, with the vectors `v` (which must be ones the CPU has): compiled whole for them,
@@ -73,6 +76,7 @@ pub(super) fn plain_blocks(bytes: &[u8], v: Vectors) -> (usize, bool) {
 /// byte, no trigger, and what may end a dot-segment, as the end of a value does
 /// (`blocks::block_masks` reads past the end so), so that the vectors read it as the portable
 /// loops do.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn whole(bytes: &[u8]) -> Cow<'_, [u8; 64]> {
     match bytes.first_chunk::<64>() {
