@@ -57,6 +57,10 @@ printf '[listen]\ngrpc_authz_addr = "127.0.0.1:18404"\n' >"$WORK/utf8gate.toml"
 env -u UTF8GATE_LOG_LEVEL "$UTF8GATE" serve --config "$WORK/utf8gate.toml" \
     --api-addr 127.0.0.1:18402 --admin-addr 127.0.0.1:18403 2>/dev/null &
 PIDS+=($!)
+GATE_PID=$!
+# utf8gate's CPU time so far (user + system), in clock ticks.
+gate_ticks() { awk '{print $14 + $15}' "/proc/$GATE_PID/stat"; }
+TICKS=$(getconf CLK_TCK)
 
 # The shipped files, addresses replaced (the same replacements as the e2e test).
 python3 - "$ROOT" "$WORK" <<'PY'
@@ -128,20 +132,26 @@ EOF
 WORKLOADS=("get|/caf%C3%A9/%E6%9D%B1%E4%BA%AC?q=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82||"
            "json16k|/api/json|$WORK/post.lua|$WORK/json16k.json|application/json"
            "text1m|/api/text|$WORK/post.lua|$WORK/text1m.txt|text/plain; charset=utf-8")
-declare -A RPS P50 P99
+declare -A RPS P50 P99 CPU
 for rep in $(seq 1 "$REPS"); do
   for w in "${WORKLOADS[@]}"; do
     IFS='|' read -r name path script body type <<<"$w"
     for t in "${TARGETS[@]}"; do
+      before=$(gate_ticks)
       out=$(BODY_FILE="$body" BODY_TYPE="$type" timeout 60 wrk -t1 -c"$CONNS" -d"$DUR" --timeout 10s --latency \
             ${script:+-s "$script"} "http://127.0.0.1:${PORT[$t]}$path" 2>&1 || true)
       non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
       [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
       rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
+      requests=$(grep -E 'requests in' <<<"$out" | awk '{print $1}')
+      # utf8gate's CPU per request, in microseconds (0 where Envoy does not ask it).
+      cpu=$(awk -v t=$(( $(gate_ticks) - before )) -v hz="$TICKS" -v n="$requests" \
+            'BEGIN {printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0)}')
+      CPU[$name.$t]="${CPU[$name.$t]:-} $cpu"
       p50=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}'); p99=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
       RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
       P50[$name.$t]="${P50[$name.$t]:-} $p50"; P99[$name.$t]="${P99[$name.$t]:-} $p99"
-      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99"
+      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99, utf8gate CPU $cpu µs/request"
       sleep 2
     done
   done
@@ -162,6 +172,6 @@ echo "every rep (req/s; p50 / p99 latency as wrk prints them):"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   for t in "${TARGETS[@]}"; do
-    echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]}"
+    echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]} | utf8gate CPU µs/request:${CPU[$name.$t]}"
   done
 done

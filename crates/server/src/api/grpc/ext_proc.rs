@@ -16,8 +16,9 @@
 //! - **`NONE`** (or no `protocol_config`): the head is judged with the body `Withheld`
 //!   (`body_not_inspected` when it has one), as behind `ext_authz` without a body.
 //!
-//! Every other message (response phases, trailers) is answered "go on"; the shipped files
-//! skip them (`processing_mode`).
+//! Once the request is decided the stream ends cleanly, and Envoy goes on without the
+//! processor: trailers and response phases are not read (the shipped files skip them). A
+//! full-duplex stream is kept to its end, since utf8gate sends its body on.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -169,10 +170,11 @@ impl ExtProc {
                 Some(self.decide(&started, request, None, Phase::Headers).await.0)
             }
         };
-        if let Some(answer) = answer
-            && talk.send(answer).await
-        {
-            talk.go_on().await;
+        // The request is decided: the stream ends cleanly here, and Envoy goes on without
+        // the processor (what it would still send, trailers and response phases, is not read).
+        // Waiting for Envoy to end it instead cost each request a reset stream.
+        if let Some(answer) = answer {
+            talk.send(answer).await;
         }
     }
 

@@ -1,7 +1,7 @@
 //! One `ext_proc` stream as the conversation reads it: the next message with something in
-//! it, an answer sent (none in `observability_mode`), and what follows a decision: "go on" for
-//! every message, or every body chunk sent on as it came (a full-duplex stream); and how a
-//! buffered body was asked for ([`Buffering`]).
+//! it, an answer sent (none in `observability_mode`), what follows the decision of a
+//! full-duplex stream (every body chunk sent on as it came), and how a buffered body was asked
+//! for ([`Buffering`]).
 
 use envoy_types::pb::envoy::service::ext_proc::v3::{
     ProcessingRequest, ProcessingResponse, processing_request::Request as Message,
@@ -16,8 +16,8 @@ pub(super) struct Talk {
     pub(super) out: mpsc::Sender<Result<ProcessingResponse, tonic::Status>>,
     /// `observability_mode`: Envoy expects no answer.
     pub(super) observing: bool,
-    /// The request's decision was answered: what follows only goes on, and Envoy resetting
-    /// the stream once the request is done is no failure.
+    /// The request's decision was answered (a full-duplex stream read to its end): Envoy
+    /// resetting the stream once the request is done is no failure.
     pub(super) decided: bool,
 }
 
@@ -46,16 +46,6 @@ impl Talk {
     /// Sends `answer`; `false` when Envoy is gone.
     pub(super) async fn send(&self, answer: ProcessingResponse) -> bool {
         self.observing || self.out.send(Ok(answer)).await.is_ok()
-    }
-
-    /// Answers every message left with "go on", until the stream ends.
-    pub(super) async fn go_on(&mut self) {
-        self.decided = true;
-        while let Some((_, m)) = self.next().await {
-            if !self.send(reply::go_on(&m)).await {
-                return;
-            }
-        }
     }
 }
 
