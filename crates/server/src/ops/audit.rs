@@ -26,7 +26,7 @@ pub use refused::{Refusal, write_refused};
 /// What the gate decided about one request, for its audit line and metrics.
 #[derive(Clone, Debug)]
 pub struct AuditRecord {
-    /// proxy, scan or authz.
+    /// proxy, scan, authz or ext_proc.
     pub mode: Mode,
     /// allow, sanitize or reject.
     pub decision: Decision,
