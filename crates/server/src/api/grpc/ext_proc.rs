@@ -28,8 +28,6 @@ use envoy_types::pb::envoy::service::ext_proc::v3::{
     ProcessingRequest, ProcessingResponse, external_processor_server::ExternalProcessor,
     processing_request::Request as Message,
 };
-use tokio::sync::mpsc;
-use tonic::codegen::tokio_stream::wrappers::ReceiverStream;
 use utf8gate_policy::{BodyScan, BodyState, Mode, Request};
 
 use crate::api::authz::{Judged, judge};
@@ -43,10 +41,13 @@ use crate::state::{AppState, Snapshot};
 
 use super::answer::{format_of, render};
 
+mod answers;
 mod head;
 mod reply;
 mod talk;
 
+use answers::Answers;
+pub use answers::Conversation;
 use head::Head;
 use reply::Phase;
 use talk::{Buffering, Talk, echo};
@@ -70,21 +71,24 @@ impl ExtProc {
 
 #[tonic::async_trait]
 impl ExternalProcessor for ExtProc {
-    type ProcessStream = ReceiverStream<Result<ProcessingResponse, tonic::Status>>;
+    type ProcessStream = Conversation;
 
     async fn process(
         &self,
         request: tonic::Request<tonic::Streaming<ProcessingRequest>>,
     ) -> Result<tonic::Response<Self::ProcessStream>, tonic::Status> {
-        let (out, answers) = mpsc::channel(4);
+        let answers = Answers::default();
         let talk = Talk {
             incoming: request.into_inner(),
-            out,
+            out: answers.clone(),
             observing: false,
             decided: false,
         };
-        tokio::spawn(self.clone().converse(talk));
-        Ok(tonic::Response::new(ReceiverStream::new(answers)))
+        let conversation = Box::pin(self.clone().converse(talk));
+        Ok(tonic::Response::new(Conversation::new(
+            conversation,
+            answers,
+        )))
     }
 }
 

@@ -3,17 +3,16 @@
 //! full-duplex stream (every body chunk sent on as it came), and how a buffered body was asked
 //! for ([`Buffering`]).
 
+use super::answers::Answers;
+use super::reply;
 use envoy_types::pb::envoy::service::ext_proc::v3::{
     ProcessingRequest, ProcessingResponse, processing_request::Request as Message,
 };
-use tokio::sync::mpsc;
-
-use super::reply;
 
 /// One stream: the messages Envoy sends and the answers to them.
 pub(super) struct Talk {
     pub(super) incoming: tonic::Streaming<ProcessingRequest>,
-    pub(super) out: mpsc::Sender<Result<ProcessingResponse, tonic::Status>>,
+    pub(super) out: Answers,
     /// `observability_mode`: Envoy expects no answer.
     pub(super) observing: bool,
     /// The request's decision was answered (a full-duplex stream read to its end): Envoy
@@ -32,7 +31,7 @@ impl Talk {
                 Err(_) if self.decided => return None,
                 Err(status) => {
                     tracing::warn!(error = %status, "an ext_proc stream failed");
-                    let _ = self.out.send(Err(status)).await;
+                    self.out.put(Err(status)).await;
                     return None;
                 }
             };
@@ -43,9 +42,12 @@ impl Talk {
         }
     }
 
-    /// Sends `answer`; `false` when Envoy is gone.
+    /// Sends `answer` (`true`: a conversation whose stream is gone is dropped, never resumed).
     pub(super) async fn send(&self, answer: ProcessingResponse) -> bool {
-        self.observing || self.out.send(Ok(answer)).await.is_ok()
+        if !self.observing {
+            self.out.put(Ok(answer)).await;
+        }
+        true
     }
 }
 
