@@ -18,7 +18,6 @@ use crate::api::authz::{Judged, judge};
 use crate::budget::Charge;
 use crate::gate::Use;
 use crate::listen::layers::request_id::RequestIds;
-use crate::ops::audit::Refusal;
 use crate::problem::Problem;
 use crate::routes::Route;
 use crate::state::AppState;
@@ -103,14 +102,14 @@ impl ExtAuthz {
         let style = route.map_or_else(|| self.state.snapshot().config.errors, |r| r.errors);
         let seconds = started.elapsed().as_secs_f64();
         let name = route.map(|r| r.name.as_str());
-        (self.state.metrics).record_refused(Mode::Authz, name.unwrap_or(""), seconds);
-        let refusal = Refusal {
-            mode: Mode::Authz,
-            route: name.unwrap_or("-"),
-            problem: problem.kind.slug(),
-            status: problem.status.as_u16(),
-        };
-        crate::ops::audit::write_refused(refusal, id, seconds);
+        answer::count_refused(
+            &self.state.metrics,
+            Mode::Authz,
+            name,
+            &problem,
+            id,
+            seconds,
+        );
         answer::denied(problem, id, style, format_of(style, accept)).await
     }
 }

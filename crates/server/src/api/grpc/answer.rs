@@ -11,10 +11,12 @@ use envoy_types::ext_authz::v3::pb::{
 };
 use envoy_types::pb::google::rpc;
 use http_body_util::BodyExt;
-use utf8gate_policy::Request;
+use utf8gate_policy::{Mode, Request};
 
 use crate::gate::Outcome;
 use crate::names::{DECISION, REQUEST_ID};
+use crate::ops::audit::{Refusal, write_refused};
+use crate::ops::metrics::Metrics;
 use crate::problem::{ErrorStyle, Format, Problem, ProblemKind, negotiate, render_into};
 
 /// gRPC status codes (google.rpc.Code).
@@ -181,4 +183,25 @@ pub(super) fn format_of(style: ErrorStyle, accept: &[Vec<u8>]) -> Format {
         true => negotiate(accept.iter().map(Vec::as_slice)),
         false => Format::Json,
     }
+}
+
+/// Counts a request the gRPC listener refused before a verdict (`mode`: the check or the
+/// stream; `route` when one was chosen) and writes its audit line: these answers have no HTTP
+/// response for the audit layer to read.
+pub(super) fn count_refused(
+    metrics: &Metrics,
+    mode: Mode,
+    route: Option<&str>,
+    problem: &Problem,
+    id: &str,
+    seconds: f64,
+) {
+    metrics.record_refused(mode, route.unwrap_or(""), seconds);
+    let refusal = Refusal {
+        mode,
+        route: route.unwrap_or("-"),
+        problem: problem.kind.slug(),
+        status: problem.status.as_u16(),
+    };
+    write_refused(refusal, id, seconds);
 }

@@ -34,12 +34,11 @@ use crate::api::authz::{Judged, judge};
 use crate::budget::{Charge, EVALUATION_FACTOR};
 use crate::gate::{Outcome, Passed, Use};
 use crate::listen::layers::request_id::RequestIds;
-use crate::ops::audit::Refusal;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Route;
 use crate::state::{AppState, Snapshot};
 
-use super::answer::{format_of, render};
+use super::answer::{count_refused, format_of, render};
 
 mod answers;
 mod head;
@@ -386,14 +385,8 @@ impl ExtProc {
         let style = route.map_or(started.snapshot.config.errors, |r| r.errors);
         let seconds = started.at.elapsed().as_secs_f64();
         let name = route.map(|r| r.name.as_str());
-        (self.state.metrics).record_refused(Mode::ExtProc, name.unwrap_or(""), seconds);
-        let refusal = Refusal {
-            mode: Mode::ExtProc,
-            route: name.unwrap_or("-"),
-            problem: problem.kind.slug(),
-            status: problem.status.as_u16(),
-        };
-        crate::ops::audit::write_refused(refusal, &started.id, seconds);
+        let (metrics, id) = (&self.state.metrics, started.id.as_str());
+        count_refused(metrics, Mode::ExtProc, name, &problem, id, seconds);
         let format = format_of(style, &started.accept);
         let rendered = render(problem, &started.id, style, format).await;
         reply::refused(rendered, "utf8gate_refused")
