@@ -100,6 +100,17 @@ struct Started {
 }
 
 impl ExtProc {
+    /// A request's start: the configuration in force now, its id (from `id_headers`), the
+    /// client's `Accept` values.
+    fn start(&self, id_headers: &axum::http::HeaderMap, accept: Vec<Vec<u8>>) -> Started {
+        Started {
+            snapshot: self.state.snapshot(),
+            id: self.ids.of(id_headers).as_str().to_string(),
+            accept,
+            at: Instant::now(),
+        }
+    }
+
     /// The conversation of one request.
     async fn converse(self, mut talk: Talk) {
         // The request's headers come first. A request body or trailers before them (a filter
@@ -115,12 +126,7 @@ impl ExtProc {
                     break (mode.and_then(|m| BodySendMode::try_from(m).ok()), headers);
                 }
                 Message::RequestBody(_) | Message::RequestTrailers(_) => {
-                    let started = Started {
-                        snapshot: self.state.snapshot(),
-                        id: self.ids.of(&Default::default()).as_str().to_string(),
-                        accept: Vec::new(),
-                        at: Instant::now(),
-                    };
+                    let started = self.start(&Default::default(), Vec::new());
                     let detail = "the ext_proc stream sent no request headers \
                                   (request_header_mode must be SEND): the request is not judged";
                     let problem = Problem::new(ProblemKind::BadCheck, detail);
@@ -140,12 +146,7 @@ impl ExtProc {
             ends,
             accept,
         } = head::request(headers);
-        let started = Started {
-            snapshot: self.state.snapshot(),
-            id: self.ids.of(&id_headers).as_str().to_string(),
-            accept,
-            at: Instant::now(),
-        };
+        let started = self.start(&id_headers, accept);
         let streamable = utf8gate_policy::streamable(request.header_value("content-type"));
         let answer = match (ends, mode) {
             (true, _) => Some(self.decide(&started, request, None, Phase::Headers).await.0),
