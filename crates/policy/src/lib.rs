@@ -24,6 +24,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod answer;
 mod checks;
 mod decide;
 mod evaluate;
@@ -62,7 +63,7 @@ pub use profile::{
 };
 pub use readings::body::{archive_in, streamable};
 pub use readings::parts::{FormPart, read_multipart};
-pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
+pub use request::{BodyState, ContentType, ListedHead, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
 

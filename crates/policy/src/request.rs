@@ -3,6 +3,10 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
+mod listed;
+
+pub use listed::ListedHead;
+
 /// How the request reached utf8gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -12,8 +12,8 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use serde::Serialize;
-use utf8gate_policy::{Action, FindingKind, Verdict};
+use utf8gate_policy::Verdict;
+use utf8gate_policy::answer::{self, PROBLEM_TYPE_PREFIX, ProblemDocument};
 
 mod accept;
 mod html;
@@ -25,21 +25,6 @@ pub use accept::{Format, MAX_ACCEPT_RANGES, negotiate};
 pub use html::{CONTENT_SECURITY_POLICY, TEXT_HTML};
 pub use kind::{PROBLEM_JSON, Problem, ProblemKind};
 pub use style::{Detail, ErrorStyle};
-
-/// The JSON body of a problem (RFC 9457 members, then utf8gate's); with [`Detail::Minimal`]
-/// only type, title, status and request id.
-#[derive(Serialize)]
-struct Document<'a> {
-    #[serde(rename = "type")]
-    kind: String,
-    title: &'static str,
-    status: u16,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    detail: Option<&'a str>,
-    request_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verdict: Option<&'a Verdict>,
-}
 
 /// Makes `response` the rendering of `problem` (status, body, media type), keeping its other
 /// headers and extensions; the problem stays in the extensions for the layers outside.
@@ -76,41 +61,26 @@ pub fn render_into(
         html::page(&problem, title, request_id, style.detail).into_bytes()
     } else {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        let document = Document {
-            kind: format!("urn:utf8gate:problem:{slug}"),
+        let document = ProblemDocument {
+            kind: format!("{PROBLEM_TYPE_PREFIX}{slug}"),
             title,
             status: problem.status.as_u16(),
             detail: full.then_some(problem.detail.as_str()),
             request_id,
             verdict: problem.verdict.as_deref().filter(|_| full),
         };
-        serde_json::to_vec(&document).unwrap_or_else(|_| b"{}".to_vec())
+        document.to_vec()
     };
     *response.status_mut() = problem.status;
     *response.body_mut() = axum::body::Body::from(body);
     response.extensions_mut().insert(problem);
 }
 
-/// The status of a rejected request: `configured` (`policy.reject_status`), except 415
-/// Unsupported Media Type (RFC 9110 §15.5.16) when every finding that rejects it is
-/// `unsupported_coding`: the request is refused for a coding utf8gate does not read, not for
-/// what it contains. When findings were left off the verdict, every kind counted must be
-/// `unsupported_coding` too (an unlisted finding could reject for another reason).
+/// The status of a rejected request: `configured` (`policy.reject_status`), or 415 for codings
+/// only ([`utf8gate_policy::answer::reject_status`]).
 pub fn reject_status(verdict: &Verdict, configured: StatusCode) -> StatusCode {
-    let mut rejecting = verdict
-        .findings
-        .iter()
-        .filter(|f| f.action == Action::Reject)
-        .peekable();
-    let coding = FindingKind::UnsupportedCoding.as_str();
-    let only_coding = rejecting.peek().is_some()
-        && rejecting.all(|f| f.kind == FindingKind::UnsupportedCoding)
-        && (!verdict.findings_truncated || verdict.counts.keys().all(|k| k == coding));
-    if only_coding {
-        StatusCode::UNSUPPORTED_MEDIA_TYPE
-    } else {
-        configured
-    }
+    let status = answer::reject_status(verdict, configured.as_u16());
+    StatusCode::from_u16(status).unwrap_or(configured)
 }
 
 #[cfg(test)]

@@ -4,14 +4,15 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use utf8gate_policy::Verdict;
+use utf8gate_policy::answer::{self, BODY_TOO_LARGE, REJECTED};
 
 /// The media type of problem details.
-pub const PROBLEM_JSON: &str = "application/problem+json";
+pub use utf8gate_policy::answer::PROBLEM_JSON;
 
 /// Declares [`ProblemKind`] from one table: each kind once, with its default status, the slug
 /// of its type and its title.
 macro_rules! problem_kinds {
-    ($($(#[doc = $doc:literal])+ $kind:ident => ($status:ident, $slug:literal, $title:literal),)+) => {
+    ($($(#[doc = $doc:literal])+ $kind:ident => ($status:ident, $slug:expr, $title:expr),)+) => {
         /// Every problem utf8gate reports: its status (unless the configuration sets it), the
         /// slug of its type (`urn:utf8gate:problem:{slug}`) and its title.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +37,9 @@ macro_rules! problem_kinds {
 problem_kinds! {
     /// The policy rejected the request (the status is `policy.reject_status`,
     /// `policy.authz_deny_status`, 415 or 422, by listener).
-    Rejected => (BAD_REQUEST, "rejected", "Request rejected by utf8gate"),
+    Rejected => (BAD_REQUEST, REJECTED.slug, REJECTED.title),
     /// A body over the limit.
-    BodyTooLarge => (PAYLOAD_TOO_LARGE, "body-too-large", "Body too large"),
+    BodyTooLarge => (PAYLOAD_TOO_LARGE, BODY_TOO_LARGE.slug, BODY_TOO_LARGE.title),
     /// A body that could not be read (cut short, malformed framing).
     BadBody => (BAD_REQUEST, "bad-body", "Body could not be read"),
     /// A query string the API's parameters cannot be read from.
@@ -140,7 +141,7 @@ impl Problem {
 
     /// A rejection carrying its verdict, with `status`.
     pub fn rejected(status: StatusCode, verdict: Verdict) -> Problem {
-        let detail = format!("rejected: {}", verdict.kinds().join(", "));
+        let detail = answer::rejected_detail(&verdict);
         Problem {
             kind: ProblemKind::Rejected,
             status,
@@ -151,10 +152,7 @@ impl Problem {
 
     /// 413: a body over `limit` bytes.
     pub fn too_large(limit: u64) -> Problem {
-        Problem::new(
-            ProblemKind::BodyTooLarge,
-            format!("the body exceeds {limit} bytes"),
-        )
+        Problem::new(ProblemKind::BodyTooLarge, answer::too_large_detail(limit))
     }
 
     /// 503: the memory budget of buffered bodies cannot hold this one now.

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use compact_str::CompactString;
 use envoy_types::ext_authz::v3::pb::CheckRequest;
 use envoy_types::pb::envoy::config::core::v3::HeaderValue as EnvoyHeader;
-use utf8gate_policy::{Mode, Request};
+use utf8gate_policy::{ListedHead, Mode, Request};
 
 use crate::api::authz::body_state;
 use crate::problem::{Problem, ProblemKind};
@@ -21,16 +21,11 @@ pub(super) struct Described {
     pub(super) id_headers: HeaderMap,
 }
 
-/// Envoy's header list read as bytes: the pseudo-headers `:method` and `:path` apart,
-/// `:authority` as `Host` when there is no `Host` (HTTP/2 requests carry no `Host`), every
-/// other header a field with its `raw_value`.
+/// Envoy's header list read as bytes ([`ListedHead`]: `:method` and `:path` apart, `:authority`
+/// as `Host` when there is no `Host`), and whether a header came as a string only.
 pub(super) struct RawHeaders {
-    /// `:method`.
-    pub(super) method: Option<Vec<u8>>,
-    /// `:path`: the raw target.
-    pub(super) target: Option<Vec<u8>>,
-    /// The other headers, names lowercase, in order.
-    pub(super) fields: Vec<(CompactString, Vec<u8>)>,
+    /// The head.
+    pub(super) head: ListedHead,
     /// A header came as a string only (`value` without `raw_value`): Envoy may have replaced
     /// invalid UTF-8 in it.
     pub(super) blind: bool,
@@ -38,33 +33,19 @@ pub(super) struct RawHeaders {
 
 /// Reads `list` as [`RawHeaders`].
 pub(super) fn raw_headers(list: Vec<EnvoyHeader>) -> RawHeaders {
-    let mut raw = RawHeaders {
-        method: None,
-        target: None,
-        fields: Vec::new(),
-        blind: false,
-    };
-    let mut authority = None;
-    for h in list {
+    let mut blind = false;
+    let pairs = list.into_iter().map(|h| {
         let value = match h.raw_value.is_empty() && !h.value.is_empty() {
             true => {
-                raw.blind = true;
+                blind = true;
                 h.value.into_bytes()
             }
             false => h.raw_value,
         };
-        match h.key.to_ascii_lowercase().as_str() {
-            ":method" => raw.method = Some(value),
-            ":path" => raw.target = Some(value),
-            ":authority" => authority = Some(value),
-            k if k.starts_with(':') => {}
-            k => raw.fields.push((k.into(), value)),
-        }
-    }
-    if let Some(authority) = authority.filter(|_| !raw.fields.iter().any(|(k, _)| k == "host")) {
-        raw.fields.push(("host".into(), authority));
-    }
-    raw
+        (h.key, value)
+    });
+    let head = ListedHead::read(pairs);
+    RawHeaders { head, blind }
 }
 
 /// The request id header of `fields`, when it has a valid one.
@@ -100,10 +81,8 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
         }
     };
     let RawHeaders {
-        target,
-        fields,
+        head: ListedHead { target, fields, .. },
         mut blind,
-        ..
     } = raw_headers(list);
     blind |= from_strings;
     let target = target.unwrap_or_else(|| match http.path.is_empty() {

@@ -24,21 +24,14 @@ pub(super) struct Head {
 
 /// Reads `headers`.
 pub(super) fn request(headers: HttpHeaders) -> Head {
-    let RawHeaders {
-        method,
-        target,
-        fields,
-        blind,
-    } = raw_headers(headers.headers.map(|m| m.headers).unwrap_or_default());
-    let method = String::from_utf8_lossy(method.as_deref().unwrap_or(b"GET")).into_owned();
-    let target = target.unwrap_or_else(|| b"/".to_vec());
-    let mut request = Request::new(&method, &target).mode(Mode::ExtProc);
-    let id_headers = id_headers(&fields);
-    let accept = (fields.iter())
+    let RawHeaders { head, blind } =
+        raw_headers(headers.headers.map(|m| m.headers).unwrap_or_default());
+    let mut request = head.into_request().mode(Mode::ExtProc);
+    let id_headers = id_headers(&request.headers);
+    let accept = (request.headers.iter())
         .filter(|(k, _)| k == "accept")
         .map(|(_, v)| v.clone())
         .collect();
-    request.headers = fields;
     request.string_fields_only = blind;
     Head {
         request,
