@@ -171,7 +171,7 @@ impl Answering {
     }
 
     /// A problem document of `kind`, with its detail and verdict when full.
-    fn document(
+    pub fn document(
         &self,
         kind: ProblemType,
         status: u16,
