@@ -16,6 +16,7 @@ mod chromium;
 mod chromium_files;
 mod chromium_websocket;
 mod envoy;
+mod envoy_wasm;
 mod explain_page;
 mod haproxy;
 mod traefik;

@@ -16,6 +16,7 @@ mod authz_refused;
 mod budget;
 mod cli;
 mod corpora;
+mod embedded;
 mod errors;
 mod ext_proc;
 mod file_uploads;

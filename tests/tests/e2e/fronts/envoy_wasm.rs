@@ -1,0 +1,158 @@
+//! The proxy-wasm filter inside Envoy 1.40 (its default V8 runtime), with the shipped
+//! `deploy/envoy/envoy-wasm.yaml` (but for its addresses and the filter's path): every case of
+//! the proxy's table (`embedded`) comes to what it comes to through the proxy listener, and
+//! Envoy's stats count the decisions and the findings by kind.
+//!
+//! The filter is `target/wasm32-wasip1/wasm/utf8gate_proxy_wasm.wasm` (`.ci/run` builds it:
+//! `cargo build --profile wasm --target wasm32-wasip1 -p utf8gate-proxy-wasm`), or
+//! `$UTF8GATE_WASM_FILTER`; without it the test is skipped with one line, unless
+//! `REQUIRE_WASM_FILTER=1` (set by CI).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use utf8gate_e2e::{ProcessGroup, ScratchDir, Upstream, exchange, free_port, front_tool, get};
+
+use crate::embedded::{assert_same, cases, observe, through_the_proxy};
+
+const SHIPPED: &str = include_str!("../../../../deploy/envoy/envoy-wasm.yaml");
+const FILTER: &str = "target/wasm32-wasip1/wasm/utf8gate_proxy_wasm.wasm";
+
+/// The built filter, or `None` (skip) when it is not there and not required.
+fn filter() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
+    let built = target.join(FILTER.trim_start_matches("target/"));
+    let path = std::env::var_os("UTF8GATE_WASM_FILTER").map_or(built, PathBuf::from);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("REQUIRE_WASM_FILTER").is_none(),
+        "the proxy-wasm filter is required (REQUIRE_WASM_FILTER) but {path:?} is missing"
+    );
+    eprintln!(
+        "skipped: no proxy-wasm filter at {path:?} (cargo build --profile wasm --target wasm32-wasip1 -p utf8gate-proxy-wasm)"
+    );
+    None
+}
+
+fn substitute(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "{from:?} is not in the shipped file once"
+    );
+    text.replace(from, to)
+}
+
+/// Envoy with the shipped file in front of `app`, and its admin address.
+async fn envoy(
+    bin: PathBuf,
+    filter: &PathBuf,
+    app: &Upstream,
+    dir: &ScratchDir,
+) -> (ProcessGroup, SocketAddr, SocketAddr) {
+    let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
+    let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
+    let app_port = app.url().rsplit(':').next().unwrap_or_default().to_string();
+    let mut yaml = substitute(SHIPPED, "address: 0.0.0.0", "address: 127.0.0.1");
+    yaml = substitute(
+        &yaml,
+        "port_value: 10000",
+        &format!("port_value: {}", addr.port()),
+    );
+    yaml = substitute(
+        &yaml,
+        "port_value: 3000",
+        &format!("port_value: {app_port}"),
+    );
+    yaml = substitute(
+        &yaml,
+        "port_value: 9901",
+        &format!("port_value: {}", admin.port()),
+    );
+    let path = format!("filename: {}", filter.display());
+    yaml = substitute(&yaml, &format!("filename: {FILTER}"), &path);
+    let config = dir.write("envoy.yaml", yaml.as_bytes());
+    let mut command = Command::new(bin);
+    command.arg("-c").arg(&config).args([
+        "--disable-hot-restart",
+        "--concurrency",
+        "1",
+        "-l",
+        "warning",
+    ]);
+    let mut envoy = ProcessGroup::spawn("envoy", command, &dir.path().join("envoy.log"));
+    envoy.wait_listening(addr, Duration::from_secs(30)).await;
+    (envoy, addr, admin)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_filter_in_envoy_decides_every_case_as_the_proxy_does() {
+    let Some(bin) = front_tool("envoy", "ENVOY_BIN", &[], "REQUIRE_ENVOY") else {
+        return;
+    };
+    let Some(filter) = filter() else {
+        return;
+    };
+    let proxy = through_the_proxy().await;
+    let app = Upstream::start().await;
+    let dir = ScratchDir::new("envoy-wasm");
+    let (envoy, addr, admin) = envoy(bin, &filter, &app, &dir).await;
+    // The cluster comes up after the listener: 503 until then.
+    let mut ready = false;
+    for _ in 0..200 {
+        if Box::pin(exchange(addr, &get("/ready"))).await.status == 200 {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ready, "not ready within 10 s: {}", envoy.log());
+    let mut through = Vec::new();
+    for case in cases() {
+        through.push(observe(addr, &app, &case).await);
+    }
+    assert_same("the proxy-wasm filter in Envoy", &proxy, &through);
+
+    // Envoy's stats: every decision counted under its label, findings by kind.
+    let stats = Box::pin(exchange(admin, &get("/stats/prometheus")))
+        .await
+        .text();
+    let value = |series: &str| -> f64 {
+        let line = stats.lines().find(|l| l.starts_with(series));
+        let number = line.and_then(|l| l.rsplit(' ').next());
+        number.and_then(|n| n.parse().ok()).unwrap_or(0.0)
+    };
+    // The probes and the two clean requests are allowed.
+    assert!(
+        value("utf8gate_requests_total{decision=\"allow\"}") >= 3.0,
+        "{stats}"
+    );
+    assert_eq!(
+        value("utf8gate_requests_total{decision=\"sanitize\"}"),
+        3.0,
+        "{stats}"
+    );
+    assert_eq!(
+        value("utf8gate_requests_total{decision=\"reject\"}"),
+        4.0,
+        "{stats}"
+    );
+    assert_eq!(
+        value("utf8gate_requests_total{decision=\"too_large\"}"),
+        1.0,
+        "{stats}"
+    );
+    assert!(
+        value("utf8gate_findings_total{kind=\"overlong\"}") >= 1.0,
+        "{stats}"
+    );
+    assert!(
+        value("utf8gate_findings_total{kind=\"not_nfc\"}") >= 4.0,
+        "{stats}"
+    );
+}
