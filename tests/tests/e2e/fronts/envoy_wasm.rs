@@ -9,7 +9,7 @@
 //! `REQUIRE_WASM_FILTER=1` (set by CI).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -51,7 +51,7 @@ fn substitute(text: &str, from: &str, to: &str) -> String {
 /// Envoy with the shipped file in front of `app`, and its admin address.
 async fn envoy(
     bin: PathBuf,
-    filter: &PathBuf,
+    filter: &Path,
     app: &Upstream,
     dir: &ScratchDir,
 ) -> (ProcessGroup, SocketAddr, SocketAddr) {
