@@ -85,13 +85,26 @@ impl Upstream {
         Upstream::serve(Some(Arc::new(Page { path, html }))).await
     }
 
+    /// [`Upstream::start`] with the application's router wrapped by `wrap` (a layer in front
+    /// of it: what passes the layer is recorded).
+    pub async fn start_wrapped(wrap: impl FnOnce(Router) -> Router) -> Upstream {
+        Upstream::serve_wrapped(None, wrap).await
+    }
+
     async fn serve(page: Option<Arc<Page>>) -> Upstream {
+        Upstream::serve_wrapped(page, |router| router).await
+    }
+
+    async fn serve_wrapped(
+        page: Option<Arc<Page>>,
+        wrap: impl FnOnce(Router) -> Router,
+    ) -> Upstream {
         let records: Records = Arc::default();
         let state = Echo {
             records: records.clone(),
             page,
         };
-        let router = Router::new().fallback(echo).with_state(state);
+        let router = wrap(Router::new().fallback(echo).with_state(state));
         let listening = Listening::start("the upstream", |socket| async move {
             let _ = axum::serve(socket, router).await;
         })

@@ -5,6 +5,7 @@
 //! status, a refusal's problem (type, detail), a forwarded request's target, body and
 //! `Content-Length`.
 
+mod tower;
 use std::net::SocketAddr;
 
 use utf8gate_e2e::{Upstream, exchange, request};
