@@ -4,7 +4,10 @@
 # taken out), Envoy with the shipped deploy/envoy/envoy.yaml (HTTP check on utf8gate's api
 # listener), with deploy/envoy/envoy-grpc.yaml (gRPC check on its grpc_authz listener), with
 # deploy/envoy/envoy-ext-proc.yaml (ext_proc, bodies BUFFERED) and with the same file streaming
-# every route's bodies (STREAMED; a JSON body is switched to BUFFERED by utf8gate). The shipped files run with their addresses replaced, as in
+# every route's bodies (STREAMED; a JSON body is switched to BUFFERED by utf8gate), and inside
+# Envoy: deploy/envoy/envoy-wasm.yaml loading utf8gate's proxy-wasm filter, and the same file
+# loading a filter that only reads one header (crates/proxy-wasm/examples/one_header.rs: the
+# Wasm runtime's own cost). The shipped files run with their addresses replaced, as in
 # tests/tests/e2e/fronts/envoy.rs. The application is nginx answering 200 from memory, so the
 # figures are Envoy's and utf8gate's. Envoy is the pinned one (tests/fronts/setup-envoy.sh).
 #
@@ -18,6 +21,8 @@ NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
 ENVOY_BIN=${ENVOY_BIN:-$(bash "$ROOT/tests/fronts/setup-envoy.sh" | tail -n 1)}
 (cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate)
 UTF8GATE="${CARGO_TARGET_DIR:-$ROOT/target}/release/utf8gate"
+(cd "$ROOT" && cargo build --profile wasm -q --target wasm32-wasip1 -p utf8gate-proxy-wasm --lib --example one_header)
+WASM_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-wasip1/wasm"
 
 WORK="$(mktemp -d)"
 PIDS=()
@@ -31,7 +36,8 @@ trap cleanup EXIT
 
 # Ports: application 18401, utf8gate api 18402, admin 18403, gRPC check 18404; Envoy without
 # the check 18410, with the HTTP check 18411, with the gRPC check 18412, with ext_proc buffered
-# 18413 and streamed 18414.
+# 18413 and streamed 18414, with the one-header Wasm filter 18415 and utf8gate's 18416 (admin
+# 18425, 18426).
 mkdir -p "$WORK/logs"
 cat >"$WORK/nginx.conf" <<EOF
 worker_processes 1;
@@ -63,9 +69,9 @@ gate_ticks() { awk '{print $14 + $15}' "/proc/$GATE_PID/stat"; }
 TICKS=$(getconf CLK_TCK)
 
 # The shipped files, addresses replaced (the same replacements as the e2e test).
-python3 - "$ROOT" "$WORK" <<'PY'
+python3 - "$ROOT" "$WORK" "$WASM_DIR" <<'PY'
 import re, sys
-root, work = sys.argv[1], sys.argv[2]
+root, work, wasm = sys.argv[1], sys.argv[2], sys.argv[3]
 def load(name, port):
     s = open(f"{root}/deploy/envoy/{name}").read()
     for old, new in [("address: 0.0.0.0", "address: 127.0.0.1"), ("port_value: 10000", f"port_value: {port}"),
@@ -90,14 +96,24 @@ streamed = load("envoy-ext-proc.yaml", 18414).replace("port_value: 9191", "port_
 at = streamed.rindex("request_body_mode: BUFFERED")
 streamed = streamed[:at] + "request_body_mode: STREAMED" + streamed[at + len("request_body_mode: BUFFERED"):]
 open(f"{work}/streamed.yaml", "w").write(streamed)
+# Inside Envoy: the shipped file with the filter's path and admin port replaced.
+for name, port, filename in [("trivial", 18415, "examples/one_header.wasm"),
+                             ("wasm", 18416, "utf8gate_proxy_wasm.wasm")]:
+    y = load("envoy-wasm.yaml", port).replace("port_value: 9901", f"port_value: {port + 10}")
+    shipped = "filename: target/wasm32-wasip1/wasm/utf8gate_proxy_wasm.wasm"
+    assert y.count(shipped) == 1
+    open(f"{work}/{name}.yaml", "w").write(y.replace(shipped, f"filename: {wasm}/{filename}"))
 PY
-for cfg in bare http grpc proc streamed; do
+declare -A ENVOY_PID
+for cfg in bare http grpc proc streamed trivial wasm; do
   "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
       >"$WORK/logs/envoy-$cfg.log" 2>&1 &
   PIDS+=($!)
+  ENVOY_PID[$cfg]=$!
 done
-declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412 [ext-proc]=18413 [ext-proc-streamed]=18414)
-TARGETS=(no-authz http-authz grpc-authz ext-proc ext-proc-streamed)
+declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412 [ext-proc]=18413 [ext-proc-streamed]=18414
+                 [wasm-one-header]=18415 [wasm-utf8gate]=18416)
+TARGETS=(no-authz http-authz grpc-authz ext-proc ext-proc-streamed wasm-one-header wasm-utf8gate)
 for t in "${TARGETS[@]}"; do
   for _ in $(seq 1 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:${PORT[$t]}/ready")" = 200 ] && break
@@ -158,15 +174,20 @@ for rep in $(seq 1 "$REPS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo
-echo "| workload | Envoy alone req/s | + HTTP ext_authz | + gRPC ext_authz | + ext_proc buffered | + ext_proc streamed | ext_proc buffered / gRPC ext_authz | ext_proc buffered / alone |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| workload | Envoy alone req/s | + HTTP ext_authz | + gRPC ext_authz | + ext_proc buffered | + ext_proc streamed | + one-header Wasm filter | + utf8gate Wasm filter | utf8gate Wasm / one-header Wasm | utf8gate Wasm / best out-of-process |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   a=$(median <<<"${RPS[$name.no-authz]}"); h=$(median <<<"${RPS[$name.http-authz]}"); g=$(median <<<"${RPS[$name.grpc-authz]}")
   b=$(median <<<"${RPS[$name.ext-proc]}"); s=$(median <<<"${RPS[$name.ext-proc-streamed]}")
-  printf '| %s | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" "$b" "$s" \
-    "$(echo "$b / $g" | bc -l)" "$(echo "$b / $a" | bc -l)"
+  o=$(median <<<"${RPS[$name.wasm-one-header]}"); u=$(median <<<"${RPS[$name.wasm-utf8gate]}")
+  best=$(printf '%s\n' "$h" "$g" "$b" "$s" | sort -g | tail -n 1)
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" "$b" "$s" "$o" "$u" \
+    "$(echo "$u / $o" | bc -l)" "$(echo "$u / $best" | bc -l)"
 done
+# Envoy's peak resident memory with utf8gate's filter, after every workload ran through it.
+echo
+echo "Envoy with utf8gate's Wasm filter: peak RSS $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[wasm]}/status"); with the one-header filter: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[trivial]}/status"); alone: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[bare]}/status")"
 echo
 echo "every rep (req/s; p50 / p99 latency as wrk prints them):"
 for w in "${WORKLOADS[@]}"; do

@@ -63,7 +63,8 @@ pub use profile::{
 };
 pub use readings::body::{archive_in, streamable};
 pub use readings::parts::{FormPart, read_multipart};
-pub use request::{BodyState, ContentType, ListedHead, Mode, Request, split_outside_quotes};
+pub use request::listed::ListedHead;
+pub use request::{BodyState, ContentType, Mode, Request, split_outside_quotes};
 pub use stream::BodyScan;
 pub use textual::{SNIFF_BYTES, looks_binary};
 

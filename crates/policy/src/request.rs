@@ -3,9 +3,7 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
-mod listed;
-
-pub use listed::ListedHead;
+pub mod listed;
 
 /// How the request reached utf8gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -32,6 +32,8 @@ impl RootContext for Root {
         match Settings::parse(&configuration) {
             Ok(settings) => {
                 self.settings = Rc::new(settings);
+                // The NFC tables built now, not in the first request.
+                utf8gate_policy::prepare();
                 true
             }
             Err(error) => {
