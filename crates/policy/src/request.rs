@@ -3,7 +3,7 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
-pub mod listed;
+pub(crate) mod listed;
 
 /// How the request reached utf8gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
