@@ -57,6 +57,8 @@ mod avx512;
 mod avx512_tests;
 mod classes;
 mod refined;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
 #[cfg(test)]
 mod tests;
 #[cfg(target_arch = "x86_64")]
@@ -86,16 +88,16 @@ pub(crate) fn first_candidate_portable(bytes: &[u8], from: usize, cx: Context) -
     (from..bytes.len()).find(|&i| candidate_at(bytes, i, cx))
 }
 
-/// Whether the classifier has its vector build on this CPU (AVX2). Without it the checks take
-/// the per-check path: the portable classifier, a byte loop, is slower than the per-check
-/// scans, which LLVM vectorizes for the baseline target.
+/// Whether the classifier has its vector build on this CPU (AVX2), or in this build (Wasm with
+/// `simd128`). Without it the checks take the per-check path: the portable classifier, a byte
+/// loop, is slower than the per-check scans, which LLVM vectorizes for the baseline target.
 #[inline]
 pub(crate) fn is_vectorized() -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         return true;
     }
-    false
+    cfg!(all(target_arch = "wasm32", target_feature = "simd128"))
 }
 
 /// The offset of the first candidate at or after `from` in `bytes` (valid UTF-8; `from` a char
@@ -114,6 +116,9 @@ pub(crate) fn first_candidate(bytes: &[u8], from: usize, cx: Context) -> Option<
         // was detected just above.
         return unsafe { avx2::first_candidate(bytes, from, cx) };
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd128::first_candidate(bytes, from, cx);
+    #[allow(unreachable_code)]
     first_candidate_portable(bytes, from, cx)
 }
 
@@ -126,6 +131,9 @@ pub(crate) fn is_clean_ascii(bytes: &[u8], cx: Context) -> bool {
         // SAFETY: as in `first_candidate`, AVX2 was detected just above.
         return unsafe { avx2::is_clean_ascii(bytes, cx) };
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd128::is_clean_ascii(bytes, cx);
+    #[allow(unreachable_code)]
     bytes.iter().all(|&b| b < 0x80 && !coarse(b, cx))
 }
 

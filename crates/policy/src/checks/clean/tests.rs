@@ -143,13 +143,17 @@ pub(super) fn all(bytes: &[u8], find: impl Fn(&[u8], usize) -> Option<usize>) ->
     found
 }
 
-/// Every candidate of `bytes` (any bytes): with AVX2 when the CPU has it, else portable.
+/// Every candidate of `bytes` (any bytes): with AVX2 when the CPU has it, with `simd128` in a
+/// Wasm build that has it, else portable.
 fn every_candidate(bytes: &[u8], cx: Context) -> Vec<usize> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 was detected just above.
         return unsafe { avx2::every_candidate(bytes, cx) };
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return all(bytes, |b, f| simd128::first_candidate(b, f, cx));
+    #[allow(unreachable_code)]
     all(bytes, |b, f| first_candidate_portable(b, f, cx))
 }
 
