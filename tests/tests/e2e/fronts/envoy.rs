@@ -20,6 +20,7 @@ mod ext_proc;
 mod paths;
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -72,9 +73,53 @@ struct Front {
     _dir: ScratchDir,
 }
 
+/// `shipped` with its listener on 127.0.0.1 at `addr`'s port and its application at `app`:
+/// the replacements every shipped Envoy file takes here.
+pub(super) fn on_loopback(shipped: &str, addr: SocketAddr, app: &Upstream) -> String {
+    let app_port = app.url().rsplit(':').next().unwrap_or_default().to_string();
+    let yaml = substitute(shipped, "address: 0.0.0.0", "address: 127.0.0.1");
+    let listener = format!("port_value: {}", addr.port());
+    let yaml = substitute(&yaml, "port_value: 10000", &listener);
+    substitute(
+        &yaml,
+        "port_value: 3000",
+        &format!("port_value: {app_port}"),
+    )
+}
+
+/// Envoy (`bin`) running `yaml`, written into `dir`, once its listener at `addr` answers the
+/// readiness probe (clusters come up after the listener: 503 until then).
+pub(super) async fn run_envoy(
+    bin: &Path,
+    yaml: &str,
+    dir: &ScratchDir,
+    addr: SocketAddr,
+) -> ProcessGroup {
+    let config = dir.write("envoy.yaml", yaml.as_bytes());
+    let mut command = Command::new(bin);
+    command
+        .arg("-c")
+        .arg(&config)
+        // No shared memory of a hot restart: several Envoys run at once.
+        .args(["--disable-hot-restart", "--concurrency", "1", "-l", "info"]);
+    let mut envoy = ProcessGroup::spawn("envoy", command, &dir.path().join("envoy.log"));
+    envoy.wait_listening(addr, Duration::from_secs(30)).await;
+    let ready = async {
+        for _ in 0..200 {
+            if send(addr, &get_close(READY)).await.status == 200 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    };
+    assert!(ready.await, "not ready within 10 s: {}", envoy.log());
+    envoy
+}
+
 /// `text` with the one occurrence of `from` replaced by `to`; panics unless there is exactly
 /// one (the shipped file changed, and the test would run something else).
-fn substitute(text: &str, from: &str, to: &str) -> String {
+pub(super) fn substitute(text: &str, from: &str, to: &str) -> String {
     assert_eq!(
         text.matches(from).count(),
         1,
@@ -103,22 +148,11 @@ impl Front {
         };
         let relay = Relay::start(checks).await;
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
-        let app_port = app.url().rsplit(':').next().unwrap_or_default().to_string();
         let mut yaml = mode.shipped().to_string();
         for (from, to) in edits {
             yaml = substitute(&yaml, from, to);
         }
-        yaml = substitute(&yaml, "address: 0.0.0.0", "address: 127.0.0.1");
-        yaml = substitute(
-            &yaml,
-            "port_value: 10000",
-            &format!("port_value: {}", addr.port()),
-        );
-        yaml = substitute(
-            &yaml,
-            "port_value: 3000",
-            &format!("port_value: {app_port}"),
-        );
+        yaml = on_loopback(&yaml, addr, &app);
         let relay_port = format!("port_value: {}", relay.addr.port());
         yaml = match mode {
             Mode::Http => {
@@ -129,26 +163,7 @@ impl Front {
             Mode::Grpc | Mode::ExtProc => substitute(&yaml, "port_value: 9191", &relay_port),
         };
         let dir = ScratchDir::new("envoy");
-        let config = dir.write("envoy.yaml", yaml.as_bytes());
-        let mut command = Command::new(bin);
-        command
-            .arg("-c")
-            .arg(&config)
-            // No shared memory of a hot restart: several Envoys run at once.
-            .args(["--disable-hot-restart", "--concurrency", "1", "-l", "info"]);
-        let mut envoy = ProcessGroup::spawn("envoy", command, &dir.path().join("envoy.log"));
-        envoy.wait_listening(addr, Duration::from_secs(30)).await;
-        // Clusters come up after the listener: 503 until then.
-        let ready = async {
-            for _ in 0..200 {
-                if send(addr, &get_close(READY)).await.status == 200 {
-                    return true;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            false
-        };
-        assert!(ready.await, "not ready within 10 s: {}", envoy.log());
+        let envoy = run_envoy(&bin, &yaml, &dir, addr).await;
         Some(Front {
             addr,
             mode,

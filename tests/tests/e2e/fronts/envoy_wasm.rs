@@ -10,11 +10,10 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
 
 use utf8gate_e2e::{ProcessGroup, ScratchDir, Upstream, exchange, free_port, front_tool, get};
 
+use super::envoy::{on_loopback, run_envoy, substitute};
 use crate::embedded::{assert_same, cases, observe, through_the_proxy};
 
 const SHIPPED: &str = include_str!("../../../../deploy/envoy/envoy-wasm.yaml");
@@ -39,55 +38,21 @@ fn filter() -> Option<PathBuf> {
     None
 }
 
-fn substitute(text: &str, from: &str, to: &str) -> String {
-    assert_eq!(
-        text.matches(from).count(),
-        1,
-        "{from:?} is not in the shipped file once"
-    );
-    text.replace(from, to)
-}
-
-/// Envoy with the shipped file in front of `app`, and its admin address.
+/// Envoy with the shipped file (the filter at `filter`) in front of `app`, and its admin address.
 async fn envoy(
-    bin: PathBuf,
+    bin: &Path,
     filter: &Path,
     app: &Upstream,
     dir: &ScratchDir,
 ) -> (ProcessGroup, SocketAddr, SocketAddr) {
     let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
     let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
-    let app_port = app.url().rsplit(':').next().unwrap_or_default().to_string();
-    let mut yaml = substitute(SHIPPED, "address: 0.0.0.0", "address: 127.0.0.1");
-    yaml = substitute(
-        &yaml,
-        "port_value: 10000",
-        &format!("port_value: {}", addr.port()),
-    );
-    yaml = substitute(
-        &yaml,
-        "port_value: 3000",
-        &format!("port_value: {app_port}"),
-    );
-    yaml = substitute(
-        &yaml,
-        "port_value: 9901",
-        &format!("port_value: {}", admin.port()),
-    );
+    let yaml = on_loopback(SHIPPED, addr, app);
+    let admin_port = format!("port_value: {}", admin.port());
+    let yaml = substitute(&yaml, "port_value: 9901", &admin_port);
     let path = format!("filename: {}", filter.display());
-    yaml = substitute(&yaml, &format!("filename: {FILTER}"), &path);
-    let config = dir.write("envoy.yaml", yaml.as_bytes());
-    let mut command = Command::new(bin);
-    command.arg("-c").arg(&config).args([
-        "--disable-hot-restart",
-        "--concurrency",
-        "1",
-        "-l",
-        "warning",
-    ]);
-    let mut envoy = ProcessGroup::spawn("envoy", command, &dir.path().join("envoy.log"));
-    envoy.wait_listening(addr, Duration::from_secs(30)).await;
-    (envoy, addr, admin)
+    let yaml = substitute(&yaml, &format!("filename: {FILTER}"), &path);
+    (run_envoy(bin, &yaml, dir, addr).await, addr, admin)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,17 +66,7 @@ async fn the_filter_in_envoy_decides_every_case_as_the_proxy_does() {
     let proxy = through_the_proxy().await;
     let app = Upstream::start().await;
     let dir = ScratchDir::new("envoy-wasm");
-    let (envoy, addr, admin) = envoy(bin, &filter, &app, &dir).await;
-    // The cluster comes up after the listener: 503 until then.
-    let mut ready = false;
-    for _ in 0..200 {
-        if Box::pin(exchange(addr, &get("/ready"))).await.status == 200 {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ready, "not ready within 10 s: {}", envoy.log());
+    let (_envoy, addr, admin) = envoy(&bin, &filter, &app, &dir).await;
     let mut through = Vec::new();
     for case in cases() {
         through.push(observe(addr, &app, &case).await);
