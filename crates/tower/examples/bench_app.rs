@@ -27,5 +27,7 @@ async fn main() -> std::io::Result<()> {
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    axum::serve(listener, app).with_graceful_shutdown(stop).await
+    axum::serve(listener, app)
+        .with_graceful_shutdown(stop)
+        .await
 }
