@@ -11,7 +11,9 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use utf8gate_e2e::{ProcessGroup, ScratchDir, Upstream, exchange, free_port, front_tool, get};
+use utf8gate_e2e::{
+    ProcessGroup, ScratchDir, Upstream, exchange, free_port, front_tool, get, request,
+};
 
 use super::envoy::{on_loopback, run_envoy, substitute};
 use crate::embedded::{assert_same, cases, observe, through_the_proxy};
@@ -38,12 +40,14 @@ fn filter() -> Option<PathBuf> {
     None
 }
 
-/// Envoy with the shipped file (the filter at `filter`) in front of `app`, and its admin address.
+/// Envoy with the shipped file (the filter at `filter`, each `(from, to)` of `edits` made) in
+/// front of `app`, and its admin address.
 async fn envoy(
     bin: &Path,
     filter: &Path,
     app: &Upstream,
     dir: &ScratchDir,
+    edits: &[(&str, &str)],
 ) -> (ProcessGroup, SocketAddr, SocketAddr) {
     let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
     let admin: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
@@ -51,7 +55,10 @@ async fn envoy(
     let admin_port = format!("port_value: {}", admin.port());
     let yaml = substitute(&yaml, "port_value: 9901", &admin_port);
     let path = format!("filename: {}", filter.display());
-    let yaml = substitute(&yaml, &format!("filename: {FILTER}"), &path);
+    let mut yaml = substitute(&yaml, &format!("filename: {FILTER}"), &path);
+    for (from, to) in edits {
+        yaml = substitute(&yaml, from, to);
+    }
     (run_envoy(bin, &yaml, dir, addr).await, addr, admin)
 }
 
@@ -66,7 +73,7 @@ async fn the_filter_in_envoy_decides_every_case_as_the_proxy_does() {
     let proxy = through_the_proxy().await;
     let app = Upstream::start().await;
     let dir = ScratchDir::new("envoy-wasm");
-    let (_envoy, addr, admin) = envoy(&bin, &filter, &app, &dir).await;
+    let (_envoy, addr, admin) = envoy(&bin, &filter, &app, &dir, &[]).await;
     let mut through = Vec::new();
     for case in cases() {
         through.push(observe(addr, &app, &case).await);
@@ -110,4 +117,78 @@ async fn the_filter_in_envoy_decides_every_case_as_the_proxy_does() {
         value("utf8gate_findings_total{kind=\"not_nfc\"}") >= 4.0,
         "{stats}"
     );
+}
+
+/// The filter's other settings, as Istio and Envoy Gateway ship them or an operator sets them:
+/// with `body_rewrite = "refuse"` a body the sanitizer would give another length is refused
+/// (its `Content-Length` went on with the head) while a head is still rewritten; with
+/// `over_limit = "pass"` a longer body is checked by its first `max_body_bytes` and goes on
+/// whole, unread past them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_rewrites_and_bodies_passed_past_the_limit() {
+    let Some(bin) = front_tool("envoy", "ENVOY_BIN", &[], "REQUIRE_ENVOY") else {
+        return;
+    };
+    let Some(filter) = filter() else {
+        return;
+    };
+    let app = Upstream::start().await;
+    let dir = ScratchDir::new("envoy-wasm-settings");
+    let edits = [
+        ("body_rewrite = \"reframe\"", "body_rewrite = \"refuse\""),
+        ("max_body_bytes = 8388608", "max_body_bytes = 1024"),
+        ("over_limit = \"refuse\"", "over_limit = \"pass\""),
+    ];
+    let (_envoy, addr, _) = envoy(&bin, &filter, &app, &dir, &edits).await;
+    let send = |target: &str, kind: &'static [u8], body: Vec<u8>| {
+        let bytes = request(
+            "POST",
+            target,
+            &[("Content-Type", kind), ("Connection", b"close")],
+            &body,
+        );
+        async move { Box::pin(exchange(addr, &bytes)).await }
+    };
+    let json: &[u8] = b"application/json";
+    let text: &[u8] = b"text/plain; charset=utf-8";
+    let before = app.count();
+
+    // An NFD JSON body would go on shorter: refused, and the detail says why.
+    let nfd = "{\"name\":\"Cafe\u{301}\"}".as_bytes().to_vec();
+    let refused = send("/notes", json, nfd).await;
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert!(
+        refused.text().contains("another length"),
+        "{}",
+        refused.text()
+    );
+    assert_eq!(
+        app.count(),
+        before,
+        "a refused request reached the application"
+    );
+
+    // A head is still rewritten: the NFD query goes on in NFC.
+    let response = send("/notes?q=cafe%CC%81", json, b"{\"a\":1}".to_vec()).await;
+    assert_eq!(response.status, 200, "{}", response.text());
+    let records = app.records();
+    assert_eq!(
+        records.last().map(|r| r.target.as_str()),
+        Some("/notes?q=caf%C3%A9")
+    );
+
+    // Past 1 KiB: a bad byte among the first 1 024 is found, one after them is not read.
+    let mut body = vec![b'a'; 4096];
+    body[100..102].copy_from_slice(b"\xC0\xAE");
+    assert_eq!(send("/t", text, body.clone()).await.status, 400);
+    body[100..102].copy_from_slice(b"aa");
+    body[3000..3002].copy_from_slice(b"\xC0\xAE");
+    assert_eq!(send("/t", text, body.clone()).await.status, 200);
+    let records = app.records();
+    assert_eq!(
+        records.last().map(|r| &r.body),
+        Some(&body),
+        "the body went on whole"
+    );
+    assert_eq!(app.count(), before + 2);
 }
