@@ -114,9 +114,9 @@ impl Request {
 
     /// Counts `decided` and does what it says.
     fn carry_out(&mut self, decided: Decided) -> Action {
-        count(&format!("utf8gate_requests_total.{}", decided.decision), 1);
+        count("utf8gate_requests_total", decided.decision, 1);
         for (kind, n) in decided.verdict.iter().flat_map(|v| &v.counts) {
-            count(&format!("utf8gate_findings_total.{kind}"), *n);
+            count("utf8gate_findings_total", kind, *n);
         }
         match decided.outcome {
             Outcome::Continue => Action::Continue,
@@ -151,19 +151,31 @@ impl Request {
     }
 }
 
-thread_local! {
-    /// The host's metric ids by name, defined on first use.
-    static METRICS: RefCell<HashMap<String, u32>> = RefCell::new(HashMap::new());
+/// The host's metric ids by name, defined on first use, and the buffer a name is written
+/// into to look it up (a request allocates nothing for its counters).
+#[derive(Default)]
+struct Counters {
+    ids: HashMap<String, u32>,
+    name: String,
 }
 
-/// Adds `n` to the counter `name`, defining it first; a host without metrics is ignored.
-fn count(name: &str, n: u64) {
-    METRICS.with(|metrics| {
-        let mut metrics = metrics.borrow_mut();
-        let id = match metrics.get(name) {
+thread_local! {
+    static COUNTERS: RefCell<Counters> = RefCell::default();
+}
+
+/// Adds `n` to the counter `family.suffix`, defining it first; a host without metrics is
+/// ignored.
+fn count(family: &str, suffix: &str, n: u64) {
+    COUNTERS.with(|counters| {
+        let Counters { ids, name } = &mut *counters.borrow_mut();
+        name.clear();
+        name.push_str(family);
+        name.push('.');
+        name.push_str(suffix);
+        let id = match ids.get(name.as_str()) {
             Some(id) => *id,
             None => match proxy_wasm::hostcalls::define_metric(MetricType::Counter, name) {
-                Ok(id) => *metrics.entry(name.to_string()).or_insert(id),
+                Ok(id) => *ids.entry(name.clone()).or_insert(id),
                 Err(_) => return,
             },
         };
