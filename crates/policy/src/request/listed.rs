@@ -2,6 +2,8 @@
 //! host give it: pseudo-headers first (`:method`, `:path`, `:authority`, `:scheme`), then the
 //! fields with lowercase names.
 
+use std::borrow::Cow;
+
 use compact_str::CompactString;
 
 use super::Request;
@@ -25,7 +27,13 @@ impl ListedHead {
         let mut head = ListedHead::default();
         let mut authority = None;
         for (key, value) in list {
-            match key.as_ref().to_ascii_lowercase().as_str() {
+            // Names come lowercase from Envoy and HTTP/2; only others are copied to lower them.
+            let key = key.as_ref();
+            let lower = match key.bytes().any(|b| b.is_ascii_uppercase()) {
+                true => Cow::Owned(key.to_ascii_lowercase()),
+                false => Cow::Borrowed(key),
+            };
+            match &*lower {
                 ":method" => head.method = Some(value),
                 ":path" => head.target = Some(value),
                 ":authority" => authority = Some(value),
