@@ -19,7 +19,10 @@ async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:3000".to_string());
     let bare = args.next().as_deref() == Some("--bare");
-    let mut app = Router::new().fallback(ok);
+    // The layer's limit (8 MiB) is the one that applies, not axum's default 2 MB extractor limit.
+    let mut app = Router::new()
+        .fallback(ok)
+        .layer(axum::extract::DefaultBodyLimit::disable());
     if !bare {
         app = app.layer(Utf8GateLayer::new(Profile::strict()));
     }
