@@ -225,6 +225,7 @@ impl Gate {
             profile: verdict.profile.clone(),
             kinds: verdict.kinds().join(","),
             findings: verdict.counts.values().sum(),
+            client: None,
         }
     }
 

@@ -23,6 +23,7 @@ pub mod problem;
 pub mod proxy;
 pub mod routes;
 pub mod state;
+pub mod tls;
 
 use std::process::ExitCode;
 
@@ -86,7 +87,32 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     }
     // The policy's tables are built before the listeners open, not by the first request.
     utf8gate_policy::prepare();
+    // The TLS files are read (and refused) before anything listens.
+    if let Some(url) = config
+        .upstream
+        .as_deref()
+        .filter(|u| config::upstream_is_https(u))
+        && let Err(why) = tls::client::config(&config.upstream_tls)
+    {
+        eprintln!("utf8gate: the https upstream {url}: {why}");
+        return ExitCode::from(cli::EXIT_USAGE);
+    }
     let state = AppState::new(config).reloadable(source);
+    let live_tls = match tls::LiveTls::start(&state.snapshot().config.tls, state.metrics.tls()) {
+        Ok(live) => live,
+        Err(why) => {
+            eprintln!("utf8gate: TLS: {why}");
+            return ExitCode::from(cli::EXIT_USAGE);
+        }
+    };
+    if let Some(live) = &live_tls {
+        tokio::spawn(tls::live::watch(live.clone()));
+    }
+    let state = state.with_tls(live_tls.clone());
+    let tls_of = |name: &str| {
+        let on = state.snapshot().config.tls.listeners.has(name);
+        live_tls.clone().filter(|_| on)
+    };
     // SIGHUP reloads the configuration, from before the listeners say they listen.
     #[cfg(unix)]
     if let Some(hangups) = serve::hangups() {
@@ -98,7 +124,11 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     let c = &snapshot.config;
     if c.upstream.is_some() {
         match serve::Listener::bind("proxy", c.proxy_addr, proxy).await {
-            Ok(l) => listeners.push(l.on_threads(c.proxy_threads).with_http2(true)),
+            Ok(l) => listeners.push(
+                l.on_threads(c.proxy_threads)
+                    .with_http2(true)
+                    .with_tls(tls_of("proxy")),
+            ),
             Err(e) => return bind_failed("proxy", e),
         }
     }
@@ -109,12 +139,13 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     ];
     for (name, addr, router, http2) in listed {
         match serve::Listener::bind(name, addr, stack::serving(router)).await {
-            Ok(l) => listeners.push(l.with_http2(http2)),
+            Ok(l) => listeners.push(l.with_http2(http2).with_tls(tls_of(name))),
             Err(e) => return bind_failed(name, e),
         }
     }
     for l in &listeners {
-        tracing::info!(listener = l.name, addr = %l.local_addr().map(|a| a.to_string()).unwrap_or_default(), profile = c.profile.as_str(), "listening");
+        let scheme = if l.tls.is_some() { "https" } else { "http" };
+        tracing::info!(listener = l.name, addr = %l.local_addr().map(|a| a.to_string()).unwrap_or_default(), scheme, profile = c.profile.as_str(), "listening");
     }
     // The gRPC check has a listener of its own (HTTP/2, tonic), stopped with the others.
     let (stop_grpc, stopped) = tokio::sync::watch::channel(false);

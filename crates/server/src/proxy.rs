@@ -114,7 +114,7 @@ impl Proxy {
             (Some(handshake), Some(authority)) => match upstream.request(parts, outgoing, sent) {
                 Ok(request) => {
                     let id = id.clone();
-                    let to = (authority, request, handshake);
+                    let to = (authority, request, handshake, upstream.secured());
                     websocket::exchange(state, config, to, route, id).await
                 }
                 Err(problem) => problem.into_response(),

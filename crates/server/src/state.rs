@@ -15,6 +15,7 @@ use crate::budget::Budget;
 use crate::gate::Gate;
 use crate::ops::config::{Config, Source};
 use crate::ops::metrics::Metrics;
+use crate::tls::LiveTls;
 
 /// One configuration and everything built from it, immutable: what a request reads of the
 /// configuration, all of it from the same file.
@@ -82,6 +83,8 @@ pub struct AppState {
     pub tunnels: Arc<tokio::sync::Semaphore>,
     /// What a reload reads again, and the lock that makes reloads one at a time.
     pub reloading: Arc<Reloading>,
+    /// The TLS listeners' certificates in force (`None`: every listener is cleartext).
+    pub tls: Option<Arc<LiveTls>>,
 }
 
 /// What a reload (`crate::ops::reload`) needs besides the live snapshot.
@@ -112,6 +115,7 @@ impl AppState {
         AppState {
             live: Live(Arc::new(ArcSwap::from_pointee(snapshot))),
             reloading: Arc::default(),
+            tls: None,
             tunnels,
             budget,
             metrics,
@@ -124,6 +128,12 @@ impl AppState {
             source: Some(source),
             lock: tokio::sync::Mutex::new(()),
         });
+        self
+    }
+
+    /// The state with the TLS listeners' certificates `tls` (`crate::tls::LiveTls::start`).
+    pub fn with_tls(mut self, tls: Option<Arc<LiveTls>>) -> AppState {
+        self.tls = tls;
         self
     }
 

@@ -30,7 +30,7 @@ Exit codes:
   0   every input allowed (binary inputs skipped count as allowed)
   1   some input would be sanitized, none rejected
   2   some input rejected
-  64  usage or configuration error (nothing was scanned)
+  64  usage or configuration error, or TLS files that do not load (nothing was scanned)
   66  some input could not be read (the others were still scanned and reported)
   69  a listener's socket cannot be bound (serve, demo)
 scan exits with the worst status of its inputs: 66 > 2 > 1 > 0.";

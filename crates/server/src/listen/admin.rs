@@ -9,6 +9,7 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 
+use crate::ops::config::upstream_is_https;
 use crate::state::AppState;
 
 /// The admin router.
@@ -49,25 +50,40 @@ async fn reload(State(state): State<AppState>, method: Method) -> Response {
     }
 }
 
-/// Ready when the upstream (if any) accepts a TCP connection within a second.
+/// Ready when the upstream (if any) accepts a TCP connection within a second. While changed
+/// TLS certificate files do not load, still ready (the ones in use still serve), with a line
+/// saying why.
 async fn readyz(State(state): State<AppState>) -> Response {
     let snapshot = state.snapshot();
-    let Some(upstream) = snapshot.config.upstream.as_deref() else {
-        return (StatusCode::OK, "ready\n").into_response();
+    let tls = state.tls.as_ref().and_then(|t| t.failure());
+    let said = |status: StatusCode, text: &str| {
+        let body = match &tls {
+            None => format!("{text}\n"),
+            Some(why) => format!(
+                "{text}\ntls: the certificates in use stay; the new files do not load: {why}\n"
+            ),
+        };
+        (status, body).into_response()
     };
-    let authority = upstream.trim_start_matches("http://").to_string();
-    let authority = if authority.contains(':') {
-        authority
-    } else {
-        format!("{authority}:80")
+    let Some(authority) =
+        (snapshot.config.upstream.as_deref()).and_then(crate::ops::config::upstream_authority)
+    else {
+        return said(StatusCode::OK, "ready");
     };
+    let https = snapshot
+        .config
+        .upstream
+        .as_deref()
+        .is_some_and(upstream_is_https);
+    let port = authority.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let address = format!("{}:{port}", authority.host());
     match tokio::time::timeout(
         Duration::from_secs(1),
-        tokio::net::TcpStream::connect(authority),
+        tokio::net::TcpStream::connect(address),
     )
     .await
     {
-        Ok(Ok(_)) => (StatusCode::OK, "ready\n").into_response(),
-        _ => (StatusCode::SERVICE_UNAVAILABLE, "upstream unreachable\n").into_response(),
+        Ok(Ok(_)) => said(StatusCode::OK, "ready"),
+        _ => said(StatusCode::SERVICE_UNAVAILABLE, "upstream unreachable"),
     }
 }

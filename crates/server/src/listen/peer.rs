@@ -24,11 +24,23 @@ pub(crate) struct Rendered {
     /// The `Host` of the connection's first request with one, and the `Forwarded` value built
     /// for it: the requests of a keep-alive connection usually share their `Host`.
     pub(crate) with_host: OnceLock<(HeaderValue, HeaderValue)>,
+    /// `X-Forwarded-Proto` of a request from this peer: `http`, or `https` over TLS.
+    pub(crate) proto: HeaderValue,
+    /// The identity of the client certificate the peer presented (mutual TLS), if any.
+    pub(crate) client: Option<Arc<str>>,
 }
 
 impl Peer {
-    /// The peer at `addr` (an IPv4-mapped IPv6 address is written as the IPv4 address).
+    /// The peer at `addr` (an IPv4-mapped IPv6 address is written as the IPv4 address), on a
+    /// cleartext connection.
     pub fn new(addr: SocketAddr) -> Peer {
+        Peer::over(addr, false, None)
+    }
+
+    /// The peer at `addr` on a TLS connection (`tls`) or not, with the identity of its client
+    /// certificate if it presented one.
+    pub fn over(addr: SocketAddr, tls: bool, client: Option<Arc<str>>) -> Peer {
+        let proto = if tls { "https" } else { "http" };
         let ip = addr.ip().to_canonical();
         let text = ip.to_string();
         let node = match ip {
@@ -41,15 +53,22 @@ impl Peer {
         Peer(Arc::new(Rendered {
             ip,
             forwarded_for: value(&text),
-            forwarded: value(&format!("{node};proto=http")),
+            forwarded: value(&format!("{node};proto={proto}")),
             node,
             with_host: OnceLock::new(),
+            proto: HeaderValue::from_static(proto),
+            client,
         }))
     }
 
     /// The peer's address.
     pub fn ip(&self) -> IpAddr {
         self.0.ip
+    }
+
+    /// The identity of the client certificate the peer presented (mutual TLS), if any.
+    pub fn client(&self) -> Option<&Arc<str>> {
+        self.0.client.as_ref()
     }
 
     /// The address and its renderings.

@@ -18,14 +18,18 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tower::util::ServiceExt;
 
 use crate::listen::carried::Carried;
 use crate::listen::peer::Peer;
 use crate::ops::config::Http2;
+use crate::tls::LiveTls;
 
+mod handshake;
+mod signals;
 mod upgradeable;
+pub use signals::{hangups, signal};
 pub use upgradeable::Draining;
 
 /// What a listener serves: an accept loop for one service type (from hyper's requests to
@@ -68,8 +72,11 @@ pub struct Listener {
     /// runtime (so a request, its upstream connection and their wake-ups stay on one core);
     /// 0 serves it on the shared runtime.
     pub threads: usize,
-    /// Serves h2c (prior knowledge) next to HTTP/1.1, if `[listen] http2` allows it.
+    /// Serves h2c (prior knowledge) next to HTTP/1.1, if `[listen] http2` allows it; over
+    /// TLS, h2 as ALPN chooses.
     pub http2: bool,
+    /// Speaks TLS with these certificates (`[tls] listeners`); `None`: cleartext.
+    pub tls: Option<Arc<LiveTls>>,
 }
 
 impl Listener {
@@ -85,7 +92,14 @@ impl Listener {
             serves,
             threads: 0,
             http2: false,
+            tls: None,
         })
+    }
+
+    /// Speaks TLS with `tls`'s certificates (`None`: cleartext).
+    pub fn with_tls(mut self, tls: Option<Arc<LiveTls>>) -> Listener {
+        self.tls = tls;
+        self
     }
 
     /// Serves HTTP/2 (h2c, prior knowledge) too when `on` (`listen.http2`).
@@ -112,6 +126,8 @@ pub struct Serving {
     http: Arc<Builders>,
     stop: tokio::sync::watch::Receiver<bool>,
     grace: Duration,
+    /// The certificates of a TLS listener; `None`: cleartext.
+    tls: Option<Arc<LiveTls>>,
 }
 
 /// The connection builders: HTTP/1.1 always, h2c on the listeners that serve it.
@@ -179,6 +195,7 @@ pub async fn run(
         },
         stop: stop_rx.clone(),
         grace,
+        tls: None,
     };
     let mut done = Vec::new();
     for listener in listeners {
@@ -188,8 +205,12 @@ pub async fn run(
             serves,
             threads,
             http2,
+            tls,
         } = listener;
-        let serving = serving(http2);
+        let serving = Serving {
+            tls,
+            ..serving(http2)
+        };
         if threads == 0 {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let serving = serving.clone();
@@ -280,11 +301,11 @@ where
         // As nginx does on keep-alive connections: a response streamed in pieces (head,
         // then the upstream's body) must not wait for the client's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let peer = Peer::new(peer);
         let draining = Draining::new(serving.stop.clone(), graceful.watcher());
-        let service = service
-            .clone()
-            .map_request(move |mut r: Request<Incoming>| {
+        let service = service.clone();
+        // The request's service on this connection, once its peer is known.
+        let carrying = move |peer: Peer| {
+            service.map_request(move |mut r: Request<Incoming>| {
                 let upgrade = r.headers().contains_key(axum::http::header::UPGRADE);
                 r.extensions_mut().insert(Carried {
                     peer: Some(peer.clone()),
@@ -294,29 +315,28 @@ where
                 crate::convert::authority::host_from_authority(&mut r);
                 crate::convert::crumbs::join_cookie_crumbs(&mut r);
                 r
-            });
+            })
+        };
         let (http, watcher) = (serving.http.clone(), graceful.watcher());
-        let stop = serving.stop.clone();
+        let (stop, tls) = (serving.stop.clone(), serving.tls.clone());
         spawn_connection(name, async move {
-            let service = TowerToHyperService::new(service);
-            // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
-            match first_bytes(&stream, http.header_timeout).await {
-                None => Ok(()),
-                Some(true) if http.http2.is_some() => {
-                    let conn = http
-                        .http2
-                        .as_ref()
-                        .map(|h2| h2.serve_connection(TokioIo::new(stream), service));
-                    match conn {
-                        Some(conn) => watcher.watch(conn).await,
-                        None => Ok(()),
-                    }
-                }
-                Some(_) => {
-                    let conn = http.http1.serve_connection(TokioIo::new(stream), service);
-                    upgradeable::watch(conn.with_upgrades(), stop, watcher).await
-                }
-            }
+            let timeout = http.header_timeout;
+            let Some(tls) = tls else {
+                // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
+                let Some(h2) = handshake::first_bytes(&stream, timeout).await else {
+                    return Ok(());
+                };
+                let service = carrying(Peer::new(peer));
+                return serve_io(TokioIo::new(stream), h2, &http, service, stop, watcher).await;
+            };
+            let h2_served = http.http2.is_some();
+            let Some(accepted) = handshake::accept(name, stream, &tls, h2_served, timeout).await
+            else {
+                return Ok(());
+            };
+            let service = carrying(Peer::over(peer, true, accepted.client));
+            let io = TokioIo::new(accepted.stream);
+            serve_io(io, accepted.h2, &http, service, stop, watcher).await
         });
     }
     drop(socket);
@@ -326,26 +346,32 @@ where
     }
 }
 
-/// The HTTP/2 connection preface (RFC 9113 §3.4): how an h2c client with prior knowledge opens.
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-/// Waits, for at most `timeout`, until `stream` holds enough bytes to tell h2c (the whole
-/// preface: `Some(true)`) from HTTP/1 (bytes that differ from it: `Some(false)`). `None`: the
-/// peer sent too little in time, or closed the connection.
-async fn first_bytes(stream: &TcpStream, timeout: Duration) -> Option<bool> {
-    let mut buf = [0u8; PREFACE.len()];
-    let enough = async {
-        loop {
-            match stream.peek(&mut buf).await {
-                Ok(0) | Err(_) => return None,
-                Ok(n) if buf[..n] != PREFACE[..n] => return Some(false),
-                Ok(n) if n == PREFACE.len() => return Some(true),
-                // Part of the preface: more bytes to come (rare; a bounded wait).
-                Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
-            }
+/// Serves HTTP/2 (`h2`, if the listener serves it) or HTTP/1.1 on `io` until it ends or, on
+/// `stop`, drains it; `watcher` holds the listener's drain until then.
+async fn serve_io<I, S>(
+    io: TokioIo<I>,
+    h2: bool,
+    http: &Builders,
+    service: S,
+    stop: tokio::sync::watch::Receiver<bool>,
+    watcher: hyper_util::server::graceful::Watcher,
+) -> Result<(), hyper::Error>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    S: tower::Service<Request<Incoming>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let service = TowerToHyperService::new(service);
+    match http.http2.as_ref().filter(|_| h2) {
+        Some(h2) => watcher.watch(h2.serve_connection(io, service)).await,
+        None => {
+            let conn = http.http1.serve_connection(io, service);
+            upgradeable::watch(conn.with_upgrades(), stop, watcher).await
         }
-    };
-    tokio::time::timeout(timeout, enough).await.ok().flatten()
+    }
 }
 
 /// Serves one connection in a task of its own.
@@ -358,34 +384,4 @@ fn spawn_connection<E: std::fmt::Display>(
             tracing::debug!(listener = name, error = %e, "connection ended with an error");
         }
     });
-}
-
-/// The process's SIGHUP signals, which reload the configuration (`crate::ops::reload`), listened to
-/// from this call on (so the signal's default action, ending the process, no longer applies).
-/// `None` if the handler cannot be installed.
-#[cfg(unix)]
-pub fn hangups() -> Option<tokio::signal::unix::Signal> {
-    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok()
-}
-
-/// Completes on SIGTERM or SIGINT.
-pub async fn signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
-    }
 }

@@ -42,6 +42,9 @@ pub struct AuditRecord {
     pub excluded: String,
     /// The route of a proxied request or authorization check.
     pub route: Option<Arc<Route>>,
+    /// The identity of the client certificate of the request's connection (mutual TLS): set
+    /// by the listener's audit layer, written as `client` after `request_id` when there is one.
+    pub client: Option<Arc<str>>,
 }
 
 impl AuditRecord {
@@ -59,6 +62,8 @@ struct Line<'a> {
     level: &'static str,
     message: &'static str,
     request_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<&'a str>,
     mode: &'static str,
     decision: &'static str,
     enforced: bool,
@@ -83,6 +88,7 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
         tracing::info!(
             target: "utf8gate::audit",
             request_id,
+            client = record.client.as_deref(),
             mode = record.mode.as_str(),
             decision = record.decision.as_str(),
             enforced = record.enforced,
@@ -118,6 +124,10 @@ fn json_line(
     let _ = write!(out, "{{\"timestamp\":\"{}\"", Timestamp(now));
     out.extend_from_slice(b",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
     json_string(&mut out, request_id);
+    if let Some(client) = &record.client {
+        out.extend_from_slice(b",\"client\":");
+        json_string(&mut out, client);
+    }
     for (key, value) in [
         (&b",\"mode\":"[..], record.mode.as_str()),
         (b",\"decision\":", record.decision.as_str()),
@@ -212,6 +222,7 @@ mod tests {
                 route: None,
                 kinds: kinds.into(),
                 findings: 3,
+                client: None,
             };
             let captured = Captured::default();
             let sink = captured.clone();
@@ -259,6 +270,7 @@ mod tests {
             level: "INFO",
             message: "request",
             request_id: id,
+            client: r.client.as_deref(),
             mode: r.mode.as_str(),
             decision: r.decision.as_str(),
             enforced: r.enforced,
@@ -282,6 +294,7 @@ mod tests {
         #[test]
         fn direct_lines_equal_serde_jsons(
             id in ".{0,40}",
+            client in proptest::option::of(".{0,30}"),
             profile in "[a-z_\\-\"\\\\\u{0}-\u{1f}\u{7f}é]{0,20}",
             kinds in "[a-z_,]{0,40}",
             excluded in ".{0,20}",
@@ -300,6 +313,7 @@ mod tests {
                 findings,
                 excluded,
                 route: None,
+                client: client.map(Into::into),
             };
             let now = UNIX_EPOCH + std::time::Duration::from_secs(secs);
             let ms = if ms.is_finite() { ms } else { 0.5 };

@@ -19,13 +19,15 @@ mod layers;
 mod raw;
 mod routes;
 mod size;
+mod tls;
 mod validate;
 mod values;
 mod websocket;
 
 pub use cidr::Cidr;
 pub use error::ConfigError;
-pub use values::{Config, Http2, LogFormat, upstream_authority};
+pub use tls::{ClientAuth, Pair, Tls, TlsListeners, UpstreamTls};
+pub use values::{Config, Http2, LogFormat, upstream_authority, upstream_is_https};
 pub use websocket::{ServerText, WebSocket};
 
 /// The embedded default configuration (`config/utf8gate.toml`).

@@ -14,10 +14,12 @@ use indexed::{ByIndex, DECISIONS, PROTOCOLS};
 mod indexed;
 mod reload;
 mod text;
+mod tls;
 mod upstream;
 mod websocket;
 
 pub use reload::ReloadMetrics;
+pub use tls::{HANDSHAKE_FAILURES, TlsMetrics};
 pub use upstream::UpstreamError;
 pub use websocket::{Closed, WebSocketMetrics};
 
@@ -48,6 +50,7 @@ struct Inner {
     budget_refusals: IntCounter,
     websocket: WebSocketMetrics,
     reloads: ReloadMetrics,
+    tls: TlsMetrics,
     /// Series of `requests` (each mode's default route, by mode and decision),
     /// `inspected_bytes` (by class), `duration` (by mode), `protocols`, by index.
     by_index: ByIndex,
@@ -205,6 +208,7 @@ impl Metrics {
         let websocket = WebSocketMetrics::register(&registry);
         let inner = Inner {
             reloads: ReloadMetrics::register(&registry),
+            tls: TlsMetrics::register(&registry),
             websocket,
             not_text: text::counter(&registry),
             registry,
@@ -332,6 +336,11 @@ impl Metrics {
     /// The WebSocket tunnels' series.
     pub fn websocket(&self) -> &WebSocketMetrics {
         &self.inner.websocket
+    }
+
+    /// The TLS series.
+    pub fn tls(&self) -> &TlsMetrics {
+        &self.inner.tls
     }
 
     /// The configuration reloads' series.

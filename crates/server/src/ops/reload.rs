@@ -15,9 +15,10 @@ use std::sync::Arc;
 
 use crate::ops::config::{Config, ConfigError};
 use crate::state::{AppState, Snapshot};
+use crate::tls::LiveTls;
 
 /// Every key a reload may not change, with what binds it at start-up.
-pub const RESTART_ONLY: [(&str, &str); 28] = [
+pub const RESTART_ONLY: [(&str, &str); 33] = [
     ("listen.proxy_addr", "a bound socket"),
     ("listen.api_addr", "a bound socket"),
     ("listen.admin_addr", "a bound socket"),
@@ -67,6 +68,11 @@ pub const RESTART_ONLY: [(&str, &str); 28] = [
     ("log.level", "the log filter"),
     ("log.buffer_lines", "the log writer's queue"),
     ("websocket.max_tunnels", "the tunnels' semaphore"),
+    ("tls.listeners", "the listeners' accept loops"),
+    ("upstream.tls_ca", "the upstream pools"),
+    ("upstream.tls_cert", "the upstream pools"),
+    ("upstream.tls_key", "the upstream pools"),
+    ("upstream.tls_server_name", "the upstream pools"),
 ];
 
 /// Why a reload was refused; the old configuration stays in force.
@@ -79,6 +85,8 @@ pub enum ReloadError {
     RestartOnly(String, Vec<&'static str>),
     /// Nothing to read again: the state was built from a configuration in memory.
     NoSource,
+    /// The configuration is valid but the TLS files it names do not load (the file named).
+    Tls(String),
 }
 
 impl std::fmt::Display for ReloadError {
@@ -92,6 +100,7 @@ impl std::fmt::Display for ReloadError {
                 keys.join(", ")
             ),
             ReloadError::NoSource => write!(f, "no configuration file to read again"),
+            ReloadError::Tls(why) => write!(f, "TLS: {why}; nothing was reloaded"),
         }
     }
 }
@@ -130,6 +139,13 @@ pub fn restart_only_changes(old: &Config, new: &Config) -> Vec<&'static str> {
         old.log_level == new.log_level,
         old.log_buffer_lines == new.log_buffer_lines,
         old.websocket.max_tunnels == new.websocket.max_tunnels,
+        old.tls.listeners == new.tls.listeners,
+        old.upstream_tls.ca == new.upstream_tls.ca,
+        old.upstream_tls.client.as_ref().map(|p| &p.cert)
+            == new.upstream_tls.client.as_ref().map(|p| &p.cert),
+        old.upstream_tls.client.as_ref().map(|p| &p.key)
+            == new.upstream_tls.client.as_ref().map(|p| &p.key),
+        old.upstream_tls.server_name == new.upstream_tls.server_name,
     ];
     (RESTART_ONLY.iter().zip(same))
         .filter(|(_, same)| !same)
@@ -161,9 +177,15 @@ pub async fn reload(state: &AppState) -> Result<(), ReloadError> {
         None => Err(ReloadError::NoSource),
         Some(source) => {
             let current = state.snapshot().config.clone();
+            let tls = state.tls.is_some();
             let read = tokio::task::spawn_blocking(move || {
                 let loaded = crate::cli::environment().and_then(|env| source.read(&env));
-                decide(&current, &source.name(), loaded)
+                let config = decide(&current, &source.name(), loaded)?;
+                // The certificate files are read again too, and must load.
+                let prepared = tls
+                    .then(|| LiveTls::prepare(&config.tls).map_err(ReloadError::Tls))
+                    .transpose()?;
+                Ok((config, prepared))
             });
             match read.await {
                 Ok(decided) => decided,
@@ -173,7 +195,10 @@ pub async fn reload(state: &AppState) -> Result<(), ReloadError> {
     };
     let metrics = state.metrics.reloads();
     match outcome {
-        Ok(config) => {
+        Ok((config, prepared)) => {
+            if let (Some(live), Some(prepared)) = (&state.tls, prepared) {
+                live.commit(prepared);
+            }
             let (profile, routes) = (config.profile.clone(), config.routes.list().len());
             (state.metrics).routes(config.routes.list().iter().map(|r| r.name.as_str()));
             state
@@ -185,10 +210,13 @@ pub async fn reload(state: &AppState) -> Result<(), ReloadError> {
         }
         Err(e) => {
             metrics.failed();
+            if let (Some(live), ReloadError::Tls(why)) = (&state.tls, &e) {
+                live.refuse(why);
+            }
             let (source, line, column) = match &e {
                 ReloadError::Invalid(c) => (c.source.as_str(), c.line, c.column),
                 ReloadError::RestartOnly(source, _) => (source.as_str(), None, None),
-                ReloadError::NoSource => ("", None, None),
+                ReloadError::NoSource | ReloadError::Tls(_) => ("", None, None),
             };
             tracing::error!(
                 source,

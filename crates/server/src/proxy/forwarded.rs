@@ -3,9 +3,10 @@
 //!
 //! From a peer in `listen.trusted_proxies` (a TLS front such as HAProxy, nginx or Traefik) the
 //! received values are kept: every `X-Forwarded-For` line, joined, with the peer appended; the
-//! received `X-Forwarded-Proto` and `X-Forwarded-Host` (`http` and the `Host` when absent); the
-//! received `Forwarded` elements with a `for=<peer>` element appended. From any other peer
-//! they are replaced, so a client cannot claim another address, scheme or host.
+//! received `X-Forwarded-Proto` and `X-Forwarded-Host` (this hop's scheme, `http` or `https`,
+//! and the `Host` when absent); the received `Forwarded` elements with a `for=<peer>` element
+//! appended. From any other peer they are replaced, so a client cannot claim another address,
+//! scheme or host.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
@@ -35,7 +36,7 @@ pub fn set(headers: &mut HeaderMap, peer: &Peer, trusted: bool) {
     if !trusted {
         // `insert` replaces every received line of the name.
         headers.insert(X_FORWARDED_FOR, peer.forwarded_for.clone());
-        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+        headers.insert(X_FORWARDED_PROTO, peer.proto.clone());
         match host {
             Some(host) => {
                 let (first_host, first_value) = peer
@@ -66,7 +67,7 @@ pub fn set(headers: &mut HeaderMap, peer: &Peer, trusted: bool) {
     };
     insert_bytes(headers, X_FORWARDED_FOR, for_value);
     if !headers.contains_key(X_FORWARDED_PROTO) {
-        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+        headers.insert(X_FORWARDED_PROTO, peer.proto.clone());
     }
     if let Some(host) = host.filter(|_| !headers.contains_key(X_FORWARDED_HOST)) {
         headers.insert(X_FORWARDED_HOST, host);

@@ -1,5 +1,6 @@
 //! The upstream: the idle HTTP/1.1 connections of a serving thread ([`Pool`]) or, with
-//! `upstream.http2`, hyper-util's h2c client, and the forwarding of an evaluated request (its
+//! `upstream.http2`, hyper-util's h2c client, or for an `https://` upstream hyper-util's client
+//! over hyper-rustls (ALPN `h2` and `http/1.1`, the upstream's choice spoken), and the forwarding of an evaluated request (its
 //! head cleaned of hop-by-hop headers and given the forwarding headers, its response streamed
 //! back).
 
@@ -12,9 +13,11 @@ use axum::http::{HeaderValue, Uri, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use hyper_rustls::{FixedServerNameResolver, HttpsConnector};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use rustls_pki_types::ServerName;
 use utf8gate_policy::Decision;
 
 use crate::convert;
@@ -22,7 +25,7 @@ use crate::gate::{Outcome, Passed};
 use crate::listen::layers::request_id::RequestId;
 use crate::listen::peer::Peer;
 use crate::names::{DECISION, REQUEST_ID_IN};
-use crate::ops::config::Config;
+use crate::ops::config::{Config, upstream_is_https};
 use crate::ops::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
@@ -56,12 +59,29 @@ impl Outgoing {
 /// Who sent the request and what the gate decided: (peer, trusted, decision, request id).
 pub(super) type Sent<'a> = (Option<&'a Peer>, bool, Decision, Option<&'a RequestId>);
 
+/// hyper-util's client over hyper-rustls.
+type HttpsClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
 /// How requests reach the upstream.
 enum Transport {
     /// HTTP/1.1 keep-alive connections of this thread.
     Http1(Arc<Pool>),
     /// h2c with prior knowledge: one connection carries many requests at once.
     Http2(Box<Client<HttpConnector, Full<Bytes>>>),
+    /// TLS, with HTTP/2 or HTTP/1.1 as ALPN chooses.
+    Https(Box<HttpsClient>),
+    /// An `https://` upstream whose TLS settings do not load (why); `serve` checks them at
+    /// start-up, so only a state built otherwise meets it.
+    Unusable(String),
+}
+
+/// What a connection of its own to an `https://` upstream (a WebSocket tunnel) needs: the
+/// client configuration with ALPN `http/1.1` only, and the server name.
+pub(super) struct Secured {
+    /// The configuration.
+    pub(super) config: Arc<rustls::ClientConfig>,
+    /// The name sent and verified.
+    pub(super) name: ServerName<'static>,
 }
 
 /// The upstream of one serving thread.
@@ -69,6 +89,8 @@ pub(super) struct Upstream {
     transport: Transport,
     /// `upstream.url`'s host and port, parsed once.
     authority: Option<Authority>,
+    /// An `https://` upstream's TLS for connections of their own.
+    secured: Option<Secured>,
 }
 
 impl Upstream {
@@ -77,7 +99,21 @@ impl Upstream {
     pub(super) fn new(config: &Config) -> Upstream {
         let authority =
             (config.upstream.as_deref()).and_then(crate::ops::config::upstream_authority);
-        let transport = if config.upstream_http2 {
+        let https = config.upstream.as_deref().is_some_and(upstream_is_https);
+        let mut secured = None;
+        let transport = if https {
+            let host = authority.as_ref().map_or("", |a| a.host());
+            match https_client(config, host) {
+                Ok((client, tunnels)) => {
+                    secured = Some(tunnels);
+                    Transport::Https(Box::new(client))
+                }
+                Err(why) => {
+                    tracing::error!(error = %why, "the https upstream's TLS does not load");
+                    Transport::Unusable(why)
+                }
+            }
+        } else if config.upstream_http2 {
             let mut connector = HttpConnector::new();
             connector.set_connect_timeout(Some(config.connect_timeout));
             connector.set_nodelay(true);
@@ -100,7 +136,13 @@ impl Upstream {
         Upstream {
             transport,
             authority,
+            secured,
         }
+    }
+
+    /// An `https://` upstream's TLS for connections of their own.
+    pub(super) fn secured(&self) -> Option<&Secured> {
+        self.secured.as_ref()
     }
 
     /// `upstream.url`'s host and port.
@@ -164,8 +206,12 @@ impl Upstream {
             ),
         };
         let mut uri = axum::http::uri::Parts::default();
-        if let Transport::Http2(_) = self.transport {
-            uri.scheme = Some(Scheme::HTTP);
+        match self.transport {
+            Transport::Http2(_) => uri.scheme = Some(Scheme::HTTP),
+            Transport::Https(_) => uri.scheme = Some(Scheme::HTTPS),
+            Transport::Http1(_) | Transport::Unusable(_) => {}
+        }
+        if uri.scheme.is_some() {
             uri.authority = Some(authority.clone());
         }
         // An HTTP/1.1 connection writes the URI as given: the origin form.
@@ -231,6 +277,11 @@ impl Upstream {
                     Ok(response) => Ok(streamed(state, response, id.clone())),
                     Err(e) => Err(e.to_string()),
                 },
+                Transport::Https(client) => match client.request(outgoing).await {
+                    Ok(response) => Ok(streamed(state, response, id.clone())),
+                    Err(e) => Err(error_chain(&e)),
+                },
+                Transport::Unusable(why) => Err(why.clone()),
             }
         };
         let answered = tokio::time::timeout(response_timeout, exchanged).await;
@@ -254,6 +305,50 @@ impl Upstream {
             }
         }
     }
+}
+
+/// The client of an `https://` upstream at `host` (or `upstream.tls_server_name`), and what a
+/// WebSocket tunnel's own connection needs; or why the TLS settings do not load.
+fn https_client(
+    config: &Config,
+    host: &str,
+) -> Result<(HttpsClient, Secured), String> {
+    let tls = crate::tls::client::config(&config.upstream_tls)?;
+    let name = config.upstream_tls.server_name.as_deref().unwrap_or(host);
+    let name = ServerName::try_from(name.to_string())
+        .map_err(|e| format!("{name:?} is not a server name: {e}"))?;
+    let mut tunnels = tls.clone();
+    tunnels.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_connect_timeout(Some(config.connect_timeout));
+    http.set_nodelay(true);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_only()
+        .with_server_name_resolver(FixedServerNameResolver::new(name.clone()))
+        .enable_all_versions()
+        .wrap_connector(http);
+    let mut client = Client::builder(TokioExecutor::new());
+    client.pool_idle_timeout(config.upstream_idle_timeout);
+    client.pool_max_idle_per_host(config.upstream_max_idle);
+    let secured = Secured {
+        config: Arc::new(tunnels),
+        name,
+    };
+    Ok((client.build(connector), secured))
+}
+
+/// An error and its sources, one line (a TLS failure is the source of a connect error).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
 }
 
 /// The upstream's response with its hop-by-hop headers removed and its body streamed through:

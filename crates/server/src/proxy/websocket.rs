@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use bytes::Bytes;
 use http_body_util::Full;
+use hyper::client::conn::http1::SendRequest;
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -36,6 +37,8 @@ use crate::ops::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::routes::Route;
 use crate::state::AppState;
+
+use super::upstream::Secured;
 
 mod frame;
 mod judge;
@@ -158,13 +161,37 @@ pub(super) fn handshake(
     }))
 }
 
+/// Where a handshake goes: the upstream's host and port, the request, its handshake fields, and
+/// the upstream's TLS if it is `https://`.
+pub(super) type To<'a> = (
+    &'a Authority,
+    axum::http::Request<Full<Bytes>>,
+    Handshake,
+    Option<&'a Secured>,
+);
+
+/// An HTTP/1.1 client connection on `stream`, driven by a task of its own that lets it be
+/// upgraded.
+async fn opened<I>(stream: I) -> Result<SendRequest<Full<Bytes>>, String>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(async move {
+        let _ = connection.with_upgrades().await;
+    });
+    Ok(sender)
+}
+
 /// Sends the evaluated handshake `request` to the upstream at `authority` on a connection of
 /// its own; opens the tunnel on a `101` with the right accept key (answered `101` to the client),
 /// relays any other answer, refuses a wrong `101` (502).
 pub(super) async fn exchange(
     state: &AppState,
     config: &Config,
-    (authority, mut request, handshake): (&Authority, axum::http::Request<Full<Bytes>>, Handshake),
+    (authority, mut request, handshake, secured): To<'_>,
     route: Arc<Route>,
     id: Option<RequestId>,
 ) -> Response {
@@ -190,12 +217,15 @@ pub(super) async fn exchange(
             .map_err(|_| "connect: timed out".to_string())?
             .map_err(|e| format!("connect: {e}"))?;
         let _ = stream.set_nodelay(true);
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(async move {
-            let _ = connection.with_upgrades().await;
-        });
+        let mut sender = match secured {
+            None => opened(stream).await?,
+            Some(tls) => {
+                let connector = tokio_rustls::TlsConnector::from(tls.config.clone());
+                let stream = (connector.connect(tls.name.clone(), stream).await)
+                    .map_err(|e| format!("TLS: {e}"))?;
+                opened(stream).await?
+            }
+        };
         sender
             .send_request(request)
             .await

@@ -202,6 +202,7 @@ pub(super) fn count_refused(
         route: route.unwrap_or("-"),
         problem: problem.kind.slug(),
         status: problem.status.as_u16(),
+        client: None,
     };
     write_refused(refusal, id, seconds);
 }

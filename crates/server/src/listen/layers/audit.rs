@@ -77,6 +77,8 @@ where
                 Some(Choice::Route(route)) => Some(route.clone()),
                 _ => None,
             },
+            client: (Carried::of(request.extensions()))
+                .and_then(|c| c.peer.as_ref()?.client().cloned()),
             metrics: self.layer.metrics.clone(),
         };
         OnResponse::new(self.inner.call(request), record)
@@ -89,6 +91,8 @@ pub struct Record {
     mode: Option<Mode>,
     id: Option<RequestId>,
     route: Option<Arc<Route>>,
+    /// The identity of the connection's client certificate (mutual TLS).
+    client: Option<Arc<str>>,
     metrics: Metrics,
 }
 
@@ -96,7 +100,8 @@ impl Hook for Record {
     fn on_response(self, response: &mut Response) {
         let seconds = self.started.elapsed().as_secs_f64();
         let status = response.status();
-        if let Some(record) = response.extensions_mut().remove::<AuditRecord>() {
+        if let Some(mut record) = response.extensions_mut().remove::<AuditRecord>() {
+            record.client = self.client;
             self.metrics.observe(record.mode, seconds);
             let id = self.id.as_ref().map_or("-", RequestId::as_str);
             crate::ops::audit::write(&record, id, status.as_u16(), seconds);
@@ -111,6 +116,7 @@ impl Hook for Record {
                 route: self.route.as_ref().map_or("-", |r| r.name.as_str()),
                 problem: problem.map_or("-", |p| p.kind.slug()),
                 status: status.as_u16(),
+                client: self.client.as_deref(),
             };
             let id = self.id.as_ref().map_or("-", RequestId::as_str);
             crate::ops::audit::write_refused(refusal, id, seconds);

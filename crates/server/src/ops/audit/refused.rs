@@ -16,6 +16,8 @@ struct Line<'a> {
     level: &'static str,
     message: &'static str,
     request_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<&'a str>,
     mode: &'static str,
     decision: &'static str,
     enforced: bool,
@@ -43,6 +45,8 @@ pub struct Refusal<'a> {
     pub problem: &'a str,
     /// The status answered.
     pub status: u16,
+    /// The identity of the connection's client certificate (mutual TLS), if any.
+    pub client: Option<&'a str>,
 }
 
 /// Writes the audit line of `refusal`, for request `request_id`, answered after `seconds`.
@@ -55,6 +59,7 @@ pub fn write_refused(refusal: Refusal<'_>, request_id: &str, seconds: f64) {
         tracing::info!(
             target: "utf8gate::audit",
             request_id,
+            client = refusal.client,
             mode = refusal.mode.as_str(),
             decision = "refused",
             enforced = true,
@@ -81,6 +86,7 @@ fn json_line(refusal: Refusal<'_>, request_id: &str, duration_ms: f64, now: Syst
         level: "INFO",
         message: "request",
         request_id,
+        client: refusal.client,
         mode: refusal.mode.as_str(),
         decision: "refused",
         enforced: true,
@@ -110,6 +116,7 @@ mod tests {
             route: "-",
             problem: "not-found",
             status: 404,
+            client: None,
         };
         let line = json_line(refusal, "id \"1\"", 1.5, SystemTime::UNIX_EPOCH);
         assert_eq!(line.last(), Some(&b'\n'));

@@ -25,6 +25,7 @@ pub(super) struct Raw {
     pub(super) errors: RawErrors,
     pub(super) websocket: super::websocket::RawWebSocket,
     pub(super) admin: RawAdmin,
+    pub(super) tls: super::tls::RawTls,
 }
 
 impl Raw {
@@ -57,6 +58,10 @@ pub(super) struct RawUpstream {
     pub(super) max_idle_connections: Spanned<u64>,
     pub(super) idle_timeout_seconds: Spanned<f64>,
     pub(super) http2: bool,
+    pub(super) tls_ca: Spanned<String>,
+    pub(super) tls_cert: Spanned<String>,
+    pub(super) tls_key: Spanned<String>,
+    pub(super) tls_server_name: Spanned<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

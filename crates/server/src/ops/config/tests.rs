@@ -58,7 +58,7 @@ fn errors_name_the_file_and_line() {
     .unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");
     let e = load(
-        "[upstream]\nurl = \"https://x\"\n",
+        "[upstream]\nurl = \"ftp://x\"\n",
         &[],
         &Overrides::default(),
     )
@@ -151,7 +151,7 @@ mod doc_tests {
                 );
             }
         }
-        assert_eq!(keys, 56);
+        assert_eq!(keys, 68);
     }
 }
 

@@ -80,7 +80,7 @@ pub(super) fn validate(
     let upstream_url = if url.is_empty() {
         None
     } else if upstream_authority(url).is_none() {
-        let message = format!("{url:?} must be http://host:port (no path, no https)");
+        let message = format!("{url:?} must be http://host:port or https://host:port (no path)");
         return Err(bad("upstream.url", upstream.url.span(), message));
     } else {
         Some(url.trim_end_matches('/').to_string())
@@ -300,6 +300,16 @@ pub(super) fn validate(
         log_buffer_lines: limit("log.buffer_lines", &log.buffer_lines, 1, 1 << 20)? as usize,
         errors: error_style,
         websocket: super::websocket::validate(&raw.websocket, &bad, &size, &seconds)?,
+        tls: super::tls::validate(&raw.tls, &bad, &seconds)?,
+        upstream_tls: super::tls::validate_upstream(
+            super::tls::RawUpstreamTls {
+                ca: &upstream.tls_ca,
+                cert: &upstream.tls_cert,
+                key: &upstream.tls_key,
+                server_name: &upstream.tls_server_name,
+            },
+            &bad,
+        )?,
         admin_reload: raw.admin.reload,
     };
     let span = l.max_buffered_bytes.span();

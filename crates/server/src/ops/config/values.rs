@@ -109,6 +109,15 @@ pub struct Config {
     pub websocket: super::WebSocket,
     /// Serve `POST /admin/reload` on the admin listener (`admin.reload`).
     pub admin_reload: bool,
+    /// TLS on the listeners (`[tls]`).
+    pub tls: super::Tls,
+    /// TLS to an `https://` upstream (`upstream.tls_*`).
+    pub upstream_tls: super::UpstreamTls,
+}
+
+/// Whether an upstream URL (as [`upstream_authority`] accepts it) is `https://`.
+pub fn upstream_is_https(url: &str) -> bool {
+    url.starts_with("https://")
 }
 
 impl Config {
@@ -135,10 +144,13 @@ pub struct Http2 {
     pub max_local_error_reset_streams: usize,
 }
 
-/// The host and port of an upstream URL of the only form the configuration accepts,
-/// `http://host:port` (a trailing `/` allowed; no path, query, user or `https`), else `None`.
+/// The host and port of an upstream URL of the only forms the configuration accepts,
+/// `http://host:port` and `https://host:port` (a trailing `/` allowed; no path, query or
+/// user), else `None`.
 pub fn upstream_authority(url: &str) -> Option<axum::http::uri::Authority> {
-    let host = url.strip_prefix("http://")?.trim_end_matches('/');
+    let host = (url.strip_prefix("http://"))
+        .or_else(|| url.strip_prefix("https://"))?
+        .trim_end_matches('/');
     if host.is_empty() || host.contains(['/', '?', '#', '@']) {
         return None;
     }

@@ -28,12 +28,12 @@ fn a_repeated_key_is_reported_where_it_is_repeated() {
 
 #[test]
 fn a_bad_value_is_reported_at_its_own_line_and_column() {
-    let text = "[listen]\nproxy_addr = \"127.0.0.1:1\"\n\n[upstream]\nurl = \"https://x\"\n";
+    let text = "[listen]\nproxy_addr = \"127.0.0.1:1\"\n\n[upstream]\nurl = \"ftp://x\"\n";
     let e = file_error(text);
     assert_eq!((e.line, e.column), (Some(5), Some(7)), "{e}");
     assert_eq!(
         e.to_string(),
-        "test.toml:5:7: upstream.url: \"https://x\" must be http://host:port (no path, no https)"
+        "test.toml:5:7: upstream.url: \"ftp://x\" must be http://host:port or https://host:port (no path)"
     );
     // `profile_files` starts with `profile`: the line is the value's, not the first match.
     let text = "[policy]\nprofile_files = []\nprofile = \"nope\"\n";
@@ -194,5 +194,78 @@ fn a_file_that_omits_sections_and_keys_gets_the_embedded_default_s() {
     assert_eq!(
         e.to_string(),
         "test.toml:1:14: log.format: \"xml\" is not json or pretty"
+    );
+}
+
+#[test]
+fn tls_keys_are_checked_where_they_are_written() {
+    for (text, line, words) in [
+        (
+            "[tls]\nlisteners = [\"proxy\", \"web\"]\n",
+            2,
+            "\"web\" is not proxy, api or admin",
+        ),
+        (
+            "[tls]\nlisteners = [\"api\"]\n",
+            1,
+            "need tls.cert and tls.key",
+        ),
+        (
+            "[tls]\ncert = \"/a.pem\"\n",
+            1,
+            "tls.cert is set without tls.key",
+        ),
+        (
+            "[tls]\nmin_version = \"1.1\"\n",
+            2,
+            "older versions are not served",
+        ),
+        (
+            "[tls]\nclient_auth = \"maybe\"\n",
+            2,
+            "not required or optional",
+        ),
+        (
+            "[tls]\nsni = [{ cert = \"/b.pem\", key = \"\" }]\n",
+            2,
+            "needs a cert and a key",
+        ),
+        (
+            "[upstream]\ntls_server_name = \"a b\"\n",
+            2,
+            "not a DNS name",
+        ),
+        (
+            "[upstream]\ntls_key = \"/k.pem\"\n",
+            1,
+            "tls_key is set without upstream.tls_cert",
+        ),
+    ] {
+        let e = file_error(text);
+        assert!(e.message.contains(words), "{text}: {e}");
+        // The key the error is about is named, on its own line when it is written there.
+        if line > 1 {
+            assert_eq!(e.line, Some(line), "{text}: {e}");
+        }
+    }
+    let ok = "[tls]\nlisteners = [\"proxy\", \"admin\"]\ncert = \"/c.pem\"\nkey = \"/k.pem\"\n\
+              sni = [{ cert = \"/b.pem\", key = \"/b.key\" }]\nclient_ca = \"/ca.pem\"\n\
+              client_auth = \"optional\"\nmin_version = \"1.3\"\nwatch_seconds = 0\n";
+    let config = load(ok, &[], &Overrides::default()).unwrap();
+    let tls = &config.tls;
+    assert!(tls.listeners.proxy && tls.listeners.admin && !tls.listeners.api);
+    assert_eq!(tls.sni.len(), 1);
+    assert!(tls.tls13_only && tls.client_auth == crate::ops::config::ClientAuth::Optional);
+    assert_eq!(tls.watch, Duration::ZERO);
+    let env = [
+        ("UTF8GATE_TLS_LISTENERS", "[\"api\"]"),
+        ("UTF8GATE_TLS_CERT", "/e.pem"),
+        ("UTF8GATE_TLS_KEY", "/e.key"),
+    ];
+    let config = load("", &env, &Overrides::default()).unwrap();
+    assert!(config.tls.listeners.api);
+    assert_eq!(
+        config.tls.default.unwrap().cert,
+        std::path::PathBuf::from("/e.pem")
     );
 }
