@@ -145,13 +145,13 @@ pub async fn try_exchange(
 }
 
 /// Reads HTTP/1.1 responses from a stream.
-struct ResponseReader<R> {
+pub(crate) struct ResponseReader<R> {
     stream: R,
     buf: Vec<u8>,
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> ResponseReader<R> {
-    fn new(stream: R) -> Self {
+    pub(crate) fn new(stream: R) -> Self {
         ResponseReader {
             stream,
             buf: Vec::new(),
@@ -197,7 +197,7 @@ impl<R: tokio::io::AsyncRead + Unpin> ResponseReader<R> {
         Ok(self.buf.drain(..n).collect())
     }
 
-    async fn read_response(&mut self) -> io::Result<RawResponse> {
+    pub(crate) async fn read_response(&mut self) -> io::Result<RawResponse> {
         loop {
             let head = self.take_until(b"\r\n\r\n").await?;
             let (status, headers) = parse_head(&head)?;

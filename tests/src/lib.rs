@@ -53,6 +53,7 @@ mod html;
 mod memory_limit;
 mod python;
 mod relay;
+mod tls;
 mod upstream;
 mod websocket;
 
@@ -66,5 +67,6 @@ pub use html::*;
 pub use memory_limit::*;
 pub use python::*;
 pub use relay::*;
+pub use tls::*;
 pub use upstream::*;
 pub use websocket::*;

@@ -26,6 +26,7 @@ use crate::routes::Choice;
 use crate::state::AppState;
 use upstream::{Outgoing, Upstream};
 
+mod clients;
 pub mod forwarded;
 pub mod pool;
 mod target;

@@ -46,6 +46,10 @@ fn rendered() -> String {
     metrics.upstream_failed(UpstreamError::Timeout);
     metrics.body_limit_exceeded();
     metrics.in_flight().inc();
+    metrics
+        .tls()
+        .served(&[("/etc/utf8gate-tls/tls.crt".into(), "example".into(), 0)]);
+    metrics.tls().handshake_failed("proxy", "plaintext");
     metrics.render()
 }
 

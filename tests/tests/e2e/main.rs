@@ -33,6 +33,7 @@ mod reload;
 mod routes;
 mod shutdown;
 mod support;
+mod tls;
 mod uploads;
 mod upstream;
 mod upstream_connections;

@@ -13,11 +13,6 @@ use axum::http::{HeaderValue, Uri, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper_rustls::{FixedServerNameResolver, HttpsConnector};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
-use rustls_pki_types::ServerName;
 use utf8gate_policy::Decision;
 
 use crate::convert;
@@ -30,6 +25,7 @@ use crate::ops::metrics::UpstreamError;
 use crate::problem::{Problem, ProblemKind};
 use crate::state::AppState;
 
+use super::clients::{self, H2cClient, HttpsClient, Secured};
 use super::forwarded;
 use super::pool::Pool;
 
@@ -59,29 +55,17 @@ impl Outgoing {
 /// Who sent the request and what the gate decided: (peer, trusted, decision, request id).
 pub(super) type Sent<'a> = (Option<&'a Peer>, bool, Decision, Option<&'a RequestId>);
 
-/// hyper-util's client over hyper-rustls.
-type HttpsClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
-
 /// How requests reach the upstream.
 enum Transport {
     /// HTTP/1.1 keep-alive connections of this thread.
     Http1(Arc<Pool>),
     /// h2c with prior knowledge: one connection carries many requests at once.
-    Http2(Box<Client<HttpConnector, Full<Bytes>>>),
+    Http2(Box<H2cClient>),
     /// TLS, with HTTP/2 or HTTP/1.1 as ALPN chooses.
     Https(Box<HttpsClient>),
     /// An `https://` upstream whose TLS settings do not load (why); `serve` checks them at
     /// start-up, so only a state built otherwise meets it.
     Unusable(String),
-}
-
-/// What a connection of its own to an `https://` upstream (a WebSocket tunnel) needs: the
-/// client configuration with ALPN `http/1.1` only, and the server name.
-pub(super) struct Secured {
-    /// The configuration.
-    pub(super) config: Arc<rustls::ClientConfig>,
-    /// The name sent and verified.
-    pub(super) name: ServerName<'static>,
 }
 
 /// The upstream of one serving thread.
@@ -101,9 +85,9 @@ impl Upstream {
             (config.upstream.as_deref()).and_then(crate::ops::config::upstream_authority);
         let https = config.upstream.as_deref().is_some_and(upstream_is_https);
         let mut secured = None;
-        let transport = if https {
-            let host = authority.as_ref().map_or("", |a| a.host());
-            match https_client(config, host) {
+        let transport = match &authority {
+            None => Transport::Unusable("no upstream is configured".into()),
+            Some(authority) if https => match clients::https(config, authority) {
                 Ok((client, tunnels)) => {
                     secured = Some(tunnels);
                     Transport::Https(Box::new(client))
@@ -112,26 +96,17 @@ impl Upstream {
                     tracing::error!(error = %why, "the https upstream's TLS does not load");
                     Transport::Unusable(why)
                 }
+            },
+            Some(authority) if config.upstream_http2 => {
+                Transport::Http2(Box::new(clients::h2c(config, authority)))
             }
-        } else if config.upstream_http2 {
-            let mut connector = HttpConnector::new();
-            connector.set_connect_timeout(Some(config.connect_timeout));
-            connector.set_nodelay(true);
-            let mut client = Client::builder(TokioExecutor::new());
-            client.http2_only(true);
-            client.pool_idle_timeout(config.upstream_idle_timeout);
-            Transport::Http2(Box::new(client.build(connector)))
-        } else {
-            let (host, port) = authority
-                .as_ref()
-                .map_or(("", 80), |a| (a.host(), a.port_u16().unwrap_or(80)));
-            Transport::Http1(Pool::new(
-                host,
-                port,
+            Some(authority) => Transport::Http1(Pool::new(
+                authority.host(),
+                authority.port_u16().unwrap_or(80),
                 config.connect_timeout,
                 config.upstream_idle_timeout,
                 config.upstream_max_idle,
-            ))
+            )),
         };
         Upstream {
             transport,
@@ -212,7 +187,11 @@ impl Upstream {
             Transport::Http1(_) | Transport::Unusable(_) => {}
         }
         if uri.scheme.is_some() {
-            uri.authority = Some(authority.clone());
+            // The client's authority, as its Host says: over HTTP/2 `:authority`, which must
+            // name what Host does (RFC 9113 §8.3.1); the connection goes to the upstream.
+            let host = headers.as_ref().and_then(|h| h.get(header::HOST));
+            let named = host.and_then(|h| Authority::try_from(h.as_bytes()).ok());
+            uri.authority = Some(named.unwrap_or_else(|| authority.clone()));
         }
         // An HTTP/1.1 connection writes the URI as given: the origin form.
         uri.path_and_query = target;
@@ -305,38 +284,6 @@ impl Upstream {
             }
         }
     }
-}
-
-/// The client of an `https://` upstream at `host` (or `upstream.tls_server_name`), and what a
-/// WebSocket tunnel's own connection needs; or why the TLS settings do not load.
-fn https_client(
-    config: &Config,
-    host: &str,
-) -> Result<(HttpsClient, Secured), String> {
-    let tls = crate::tls::client::config(&config.upstream_tls)?;
-    let name = config.upstream_tls.server_name.as_deref().unwrap_or(host);
-    let name = ServerName::try_from(name.to_string())
-        .map_err(|e| format!("{name:?} is not a server name: {e}"))?;
-    let mut tunnels = tls.clone();
-    tunnels.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_connect_timeout(Some(config.connect_timeout));
-    http.set_nodelay(true);
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_only()
-        .with_server_name_resolver(FixedServerNameResolver::new(name.clone()))
-        .enable_all_versions()
-        .wrap_connector(http);
-    let mut client = Client::builder(TokioExecutor::new());
-    client.pool_idle_timeout(config.upstream_idle_timeout);
-    client.pool_max_idle_per_host(config.upstream_max_idle);
-    let secured = Secured {
-        config: Arc::new(tunnels),
-        name,
-    };
-    Ok((client.build(connector), secured))
 }
 
 /// An error and its sources, one line (a TLS failure is the source of a connect error).

@@ -38,7 +38,7 @@ use crate::problem::{Problem, ProblemKind};
 use crate::routes::Route;
 use crate::state::AppState;
 
-use super::upstream::Secured;
+use super::clients::Secured;
 
 mod frame;
 mod judge;
