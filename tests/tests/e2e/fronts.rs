@@ -2,7 +2,8 @@
 //! loopback: Traefik (ForwardAuth with the shipped `deploy/traefik/dynamic.yml`), Envoy
 //! (`ext_authz` with the shipped `deploy/envoy/envoy.yaml` and `envoy-grpc.yaml`), HAProxy (in
 //! front of the proxy listener, `option forwardfor`) and headless Chromium (forms submitted
-//! through the proxy listener; a `.docx` and a `.png` uploaded through it, `chromium_files`; a
+//! through the proxy listener; a page over HTTPS and h2 from the TLS proxy listener,
+//! `chromium_https`; a `.docx` and a `.png` uploaded through it, `chromium_files`; a
 //! WebSocket through it, `chromium_websocket`; the explain page of the API listener,
 //! `explain_page`).
 //!
@@ -14,6 +15,7 @@
 
 mod chromium;
 mod chromium_files;
+mod chromium_https;
 mod chromium_websocket;
 mod envoy;
 mod envoy_wasm;
