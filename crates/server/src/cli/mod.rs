@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::ops::config::Overrides;
+use crate::ops::config::{Overrides, upstream_is_https};
+use crate::tls::LiveTls;
 
 pub mod demo;
 mod input;
@@ -123,10 +124,23 @@ impl From<DemoArgs> for ServeArgs {
     }
 }
 
-/// `utf8gate check-config FILE`: 0 valid, 64 invalid, 66 unreadable.
+/// `utf8gate check-config FILE`: 0 valid, 64 invalid (the TLS files it names that do not load
+/// too), 66 unreadable.
 pub fn check_config(file: &PathBuf) -> ExitCode {
     match load_config(Some(file), &Overrides::default()) {
         Ok(c) => {
+            let https = c.upstream.as_deref().is_some_and(upstream_is_https);
+            let tls = (c.tls.listeners.any())
+                .then(|| LiveTls::prepare(&c.tls).map(|_| ()))
+                .unwrap_or(Ok(()))
+                .and(match https {
+                    true => crate::tls::client::config(&c.upstream_tls).map(|_| ()),
+                    false => Ok(()),
+                });
+            if let Err(why) = tls {
+                eprintln!("{}: TLS: {why}", file.display());
+                return ExitCode::from(EXIT_USAGE);
+            }
             println!(
                 "{}: ok (profile {}, {} profiles)",
                 file.display(),

@@ -101,6 +101,17 @@ async fn start_fails(toml: &str, upstream: Option<&str>) -> (Option<i32>, String
         .await
         .expect("exits")
         .expect("output");
+    // `check-config` says the same of the file (an upstream flag aside, which it has none of).
+    if upstream.is_none() {
+        let checked = std::process::Command::new(binary())
+            .arg("check-config")
+            .arg(&file)
+            .output()
+            .expect("check-config");
+        let said = String::from_utf8_lossy(&checked.stderr);
+        assert_eq!(checked.status.code(), Some(64), "{said}");
+        assert!(said.contains(": TLS: "), "{said}");
+    }
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
