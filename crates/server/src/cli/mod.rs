@@ -130,13 +130,14 @@ pub fn check_config(file: &PathBuf) -> ExitCode {
     match load_config(Some(file), &Overrides::default()) {
         Ok(c) => {
             let https = c.upstream.as_deref().is_some_and(upstream_is_https);
-            let tls = (c.tls.listeners.any())
-                .then(|| LiveTls::prepare(&c.tls).map(|_| ()))
-                .unwrap_or(Ok(()))
-                .and(match https {
-                    true => crate::tls::client::config(&c.upstream_tls).map(|_| ()),
-                    false => Ok(()),
-                });
+            let listeners = match c.tls.listeners.any() {
+                true => LiveTls::prepare(&c.tls).map(|_| ()),
+                false => Ok(()),
+            };
+            let tls = listeners.and(match https {
+                true => crate::tls::client::config(&c.upstream_tls).map(|_| ()),
+                false => Ok(()),
+            });
             if let Err(why) = tls {
                 eprintln!("{}: TLS: {why}", file.display());
                 return ExitCode::from(EXIT_USAGE);
