@@ -11,31 +11,41 @@
 # HTTP/1.1 keep-alive, as utf8gate does by default: the same protocols on both sides, so the
 # two are comparable. utf8gate over HTTP/1.1 (h2load --h1) shows h2's own share.
 #
+# TLS (bench/proxy-tls.sh, sourced after the h2 rows): utf8gate's proxy listener over TLS against
+# nginx over TLS, same certificate and cipher, same upstream: full handshakes per second and
+# keep-alive requests per second.
+#
 # usage: bench/proxy.sh            (DUR=10s REPS=2 by default; needs root for apt)
+#        ONLY=tls bench/proxy.sh   the TLS rows alone, against target/release/utf8gate as it is
+#        (no cargo build: build it first).
 #        BASELINE=/path/to/older/utf8gate bench/proxy.sh   also measures an older build of
 #        utf8gate in the same run, alternating, and prints utf8gate / baseline per rep.
 # The harness is read-only in shared/, so it is copied to a temporary folder and run from there;
 # nothing of it is part of the product.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-DUR="${DUR:-10s}"; REPS="${REPS:-2}"
+DUR="${DUR:-10s}"; REPS="${REPS:-2}"; ONLY="${ONLY:-}"
+case "$ONLY" in ""|tls) ;; *) echo "ONLY: tls or nothing" >&2; exit 2;; esac
 WORK="$(mktemp -d)"
 # Everything the run started stops when it ends, however it ends: the peer harness's nginx
 # instances and upstream (by the PID files in the run folder start.sh was given), the h2c
-# nginx, utf8gate, the floor and the baseline.
+# nginx, utf8gate, the floor and the baseline, and the TLS rows' nginx and utf8gate.
 . "$ROOT/bench/stop.sh"
 cleanup() {
-  stop_pids "${UG_PID:-}" "${FLOOR_PID:-}" "${BASE_PID:-}"
+  stop_pids "${UG_PID:-}" "${FLOOR_PID:-}" "${BASE_PID:-}" "${TLS_UG_PID:-}" "${PLAIN_UG_PID:-}"
   [ -z "${NGINX_BIN:-}" ] || "$NGINX_BIN" -s stop -c "$WORK/h2nginx/nginx.conf" -p "$WORK/h2nginx" 2>/dev/null || true
+  [ -z "${TLS_NGINX:-}" ] || "$TLS_NGINX" -s stop -c "$WORK/tls/nginx/nginx.conf" -p "$WORK/tls/nginx" 2>/dev/null || true
   (cd "$WORK/modsec" && PEER_RUN_DIR="$WORK/run" ./stop.sh >/dev/null 2>&1) || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 cp -r "$ROOT/../shared/peers/modsec" "$WORK/modsec"; chmod -R u+w "$WORK/modsec"
 cd "$WORK/modsec"
 ./install.sh >/dev/null
 python3 make_bodies.py >/dev/null
 PEER_RUN_DIR="$WORK/run" ./start.sh --pl 1 --allow-text-plain >/dev/null
+if [ "$ONLY" = tls ]; then . "$ROOT/bench/proxy-tls.sh"; exit 0; fi
 (cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate --example floor_proxy)
 THREADS=$(nproc)
 "$ROOT/target/release/examples/floor_proxy" 127.0.0.1:18074 http://127.0.0.1:18081 "$THREADS" &
@@ -74,7 +84,6 @@ for rep in $(seq 1 "$REPS"); do
     done
   done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | utf8gate / floor | nginx p50 / p99 | floor p50 / p99 | utf8gate p50 / p99 |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
@@ -129,6 +138,7 @@ echo "| h2load -n 100000 -c 32 -m 10, GET | nginx h2c req/s | utf8gate h2c req/s
 echo "|---|---|---|---|---|"
 n=$(median <<<"${H2RPS[nginx-h2c]}"); u=$(median <<<"${H2RPS[utf8gate-h2c]}"); h=$(median <<<"${H2RPS[utf8gate-h1]}")
 printf '| get | %s | %s | %s | %.2f× |\n' "$n" "$u" "$h" "$(echo "$u / $n" | bc -l)"
+. "$ROOT/bench/proxy-tls.sh"
 if [ -n "${BASELINE:-}" ]; then
   echo
   echo "| workload | baseline req/s (reps) | utf8gate req/s (reps) | utf8gate / baseline (median) |"

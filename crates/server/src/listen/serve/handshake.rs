@@ -49,7 +49,9 @@ pub(super) async fn accept(
         match stream.peek(&mut first).await {
             Ok(1) if first[0] != HANDSHAKE_RECORD => return Err(("plaintext", Some(stream))),
             Ok(1) => {}
-            _ => return Err(("other", None)),
+            // Closed before a byte (a TCP health check, a port scan): no handshake to count.
+            Ok(_) => return Err(("", None)),
+            Err(_) => return Err(("other", None)),
         }
         let acceptor = tokio_rustls::TlsAcceptor::from(live.config(h2));
         acceptor
@@ -71,6 +73,9 @@ pub(super) async fn accept(
         Err(_) => ("timeout", None),
     };
     let (reason, plaintext) = failed;
+    if reason.is_empty() {
+        return None;
+    }
     live.handshake_failed(name, reason);
     tracing::debug!(listener = name, reason, "TLS handshake failed");
     if let Some(stream) = plaintext {
