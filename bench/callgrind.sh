@@ -6,8 +6,10 @@
 #
 # usage: bench/callgrind.sh [BINARY...]   (default: target/release/utf8gate; give an older
 #        build too to compare in the same run). LOG=info writes the audit lines (as a
-#        default deployment does); the default, LOG=error, leaves them out. Needs valgrind and
-#        python3.
+#        default deployment does); the default, LOG=error, leaves them out. TLS=1 serves the
+#        proxy listener over TLS (a throwaway ECDSA P-256 certificate made with openssl) and the
+#        client speaks TLS 1.3 on its one connection: the difference from a run without is TLS's
+#        own cost per request. Needs valgrind and python3 (and openssl with TLS=1).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/bench/callgrind"
@@ -16,12 +18,20 @@ WORK="$(mktemp -d)"
 python3 "$HERE/upstream.py" 18181 & UP=$!
 . "$ROOT/bench/stop.sh"
 trap 'stop_pids "$UP"; rm -rf "$WORK"' EXIT
+TLS_ARGS=()
+if [ "${TLS:-}" = 1 ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+    -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+  printf '[tls]\nlisteners = ["proxy"]\ncert = "%s"\nkey = "%s"\nwatch_seconds = 0.0\n' \
+    "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/tls.toml"
+  TLS_ARGS=(--config "$WORK/tls.toml")
+fi
 instructions() { # BIN KIND N
   local out="$WORK/cg.out"
   UTF8GATE_LOG_LEVEL="${LOG:-error}" UTF8GATE_LISTEN_PROXY_THREADS=1 valgrind --tool=callgrind \
     --callgrind-out-file="$out" "$1" serve --upstream http://127.0.0.1:18181 \
     --proxy-addr 127.0.0.1:18184 --api-addr 127.0.0.1:18185 --admin-addr 127.0.0.1:18186 \
-    >/dev/null 2>&1 &
+    "${TLS_ARGS[@]}" >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 300); do curl -s -o /dev/null --max-time 1 http://127.0.0.1:18186/healthz && break; sleep 0.2; done
   python3 "$HERE/client.py" 18184 "$3" "$2"

@@ -1,5 +1,9 @@
-"""Sends N sequential keep-alive requests of one kind (get | json) to the proxy (for callgrind.sh)."""
+"""Sends N sequential keep-alive requests of one kind (get | json) to the proxy (for callgrind.sh);
+with TLS=1 in the environment, over one TLS 1.3 connection (TLS_AES_256_GCM_SHA384, X25519, the
+certificate not verified: a throwaway one)."""
+import os
 import socket
+import ssl
 import sys
 
 port, n, kind = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
@@ -14,6 +18,12 @@ if kind == "json":
 else:
     req = b"GET /index.html?q=hello HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: wrk\r\nAccept: */*\r\n\r\n"
 s = socket.create_connection(("127.0.0.1", port))
+if os.environ.get("TLS") == "1":
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    ctx.minimum_version = ctx.maximum_version = ssl.TLSVersion.TLSv1_3
+    ctx.set_ecdh_curve("X25519")
+    s = ctx.wrap_socket(s)
 for _ in range(n):
     s.sendall(req)
     buf = b""

@@ -76,18 +76,21 @@ impl LiveTls {
     }
 
     /// Puts `prepared` in force for new handshakes.
+    /// What it records is recorded before it is seen: the failure cleared, then the count,
+    /// then the certificates served.
     pub fn commit(&self, prepared: Prepared) {
-        self.metrics.served(&prepared.served.certificates);
-        self.served.store(Arc::new(prepared.served));
-        *lock(&self.loaded) = (prepared.tls, prepared.fingerprint);
         *lock(&self.failed) = None;
+        *lock(&self.loaded) = (prepared.tls, prepared.fingerprint);
+        self.metrics.served(&prepared.served.certificates);
         self.metrics.reloaded(true);
+        self.served.store(Arc::new(prepared.served));
     }
 
-    /// Records a load that failed: the configurations in force stay.
+    /// Records a load that failed: the configurations in force stay. The reason is set before
+    /// the count, so that whoever sees the count can read it.
     pub fn refuse(&self, why: &str) {
-        self.metrics.reloaded(false);
         *lock(&self.failed) = Some(why.to_string());
+        self.metrics.reloaded(false);
         tracing::error!(
             error = why,
             "TLS certificates not reloaded: the ones in use stay"

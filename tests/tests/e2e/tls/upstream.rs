@@ -4,7 +4,9 @@
 
 use std::process::Stdio;
 
-use utf8gate_e2e::{Gateway, Pki, Upstream, binary, exchange, get, request};
+use std::time::Duration;
+
+use utf8gate_e2e::{Gateway, Pki, Upstream, binary, exchange, get, poll_until, request};
 
 use super::{server_pki, tls_toml, tls_toml_files};
 
@@ -72,8 +74,10 @@ async fn an_https_upstream_is_reached_over_h2_with_the_proxys_client_certificate
     let misled = Gateway::start(&wrong, Some(&url)).await;
     let response = exchange(misled.proxy, &get("/")).await;
     assert_eq!(response.status, 502, "{}", response.text());
-    let logs = String::from_utf8_lossy(&misled.logs().concat()).into_owned();
-    assert!(logs.contains("certificate"), "{logs}");
+    // The log is written by a thread of its own: waited for.
+    let logged = || String::from_utf8_lossy(&misled.logs().concat()).into_owned();
+    let said = poll_until(Duration::from_secs(5), || logged().contains("certificate")).await;
+    assert!(said, "{}", logged());
     assert_eq!(app.records().len(), 4);
 }
 
