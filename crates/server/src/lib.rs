@@ -108,7 +108,8 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     if let Some(live) = &live_tls {
         tokio::spawn(tls::live::watch(live.clone()));
     }
-    let https = (state.snapshot().config.upstream.as_deref()).is_some_and(config::upstream_is_https);
+    let https =
+        (state.snapshot().config.upstream.as_deref()).is_some_and(config::upstream_is_https);
     if live_tls.is_some() || https {
         tls::server::warm();
     }
