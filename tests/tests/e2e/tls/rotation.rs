@@ -74,6 +74,7 @@ async fn wait_presented(gw: &Gateway, pki: &Pki, want: &Leaf) -> bool {
 
 const RELOADS_OK: &str = "utf8gate_tls_reloads_total{result=\"ok\"}";
 const RELOADS_ERROR: &str = "utf8gate_tls_reloads_total{result=\"error\"}";
+const FAILING: &str = "utf8gate_tls_certificate_files_failing";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_update_rotates_the_certificate_under_load_and_a_broken_one_is_refused() {
@@ -139,6 +140,7 @@ async fn a_secret_update_rotates_the_certificate_under_load_and_a_broken_one_is_
     volume.publish(&second.cert, &stranger.key);
     let m = wait_metrics(&gw, |m| m.value(RELOADS_ERROR) >= 1.0).await;
     assert_eq!(m.value(RELOADS_ERROR), 1.0, "{}", m.text);
+    assert_eq!(m.value(FAILING), 1.0, "{}", m.text);
     assert_eq!(presented(&gw, &pki).await, second.der.to_vec());
     let ready = exchange(gw.admin, &get("/readyz")).await;
     assert_eq!(ready.status, 200);
@@ -157,6 +159,7 @@ async fn a_secret_update_rotates_the_certificate_under_load_and_a_broken_one_is_
     assert!(wait_presented(&gw, &pki, &stranger).await);
     let ready = exchange(gw.admin, &get("/readyz")).await;
     assert!(!ready.text().contains("tls:"), "{}", ready.text());
+    assert_eq!(gw.metrics().await.value(FAILING), 0.0);
 
     // A reload of a configuration whose key file is missing is refused whole.
     let missing = pki.dir().join("missing.key");

@@ -1,7 +1,8 @@
 //! The TLS series: handshakes that failed, by listener and reason (a closed set); reloads of
-//! the certificate files, by result; and each served certificate's expiry.
+//! the certificate files, by result, and whether the files in place fail to load now; and each
+//! served certificate's expiry.
 
-use prometheus::{IntCounterVec, IntGaugeVec, Opts, Registry};
+use prometheus::{IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry};
 
 fn must<T>(r: prometheus::Result<T>) -> T {
     r.unwrap_or_else(|e| panic!("metric definition: {e}"))
@@ -24,6 +25,7 @@ pub struct TlsMetrics {
     failures: IntCounterVec,
     reloads: IntCounterVec,
     expiry: IntGaugeVec,
+    failing: IntGauge,
 }
 
 impl TlsMetrics {
@@ -57,6 +59,12 @@ impl TlsMetrics {
             ),
             &["file", "name"],
         ));
+        let failing = must(IntGauge::new(
+            "tls_certificate_files_failing",
+            "1 while the TLS certificate files in place do not load (the last load failed: \
+             the certificates loaded before still serve), 0 once they load.",
+        ));
+        must(registry.register(Box::new(failing.clone())));
         for metric in [&failures, &reloads] {
             must(registry.register(Box::new(metric.clone())));
         }
@@ -65,6 +73,7 @@ impl TlsMetrics {
             failures,
             reloads,
             expiry,
+            failing,
         }
     }
 
@@ -74,9 +83,11 @@ impl TlsMetrics {
     }
 
     /// Counts a reload of the certificate files, `ok` or not.
+    /// The gauge follows: 0 after a load that succeeded, 1 after one that failed.
     pub fn reloaded(&self, ok: bool) {
         let result = if ok { "ok" } else { "error" };
         self.reloads.with_label_values(&[result]).inc();
+        self.failing.set(i64::from(!ok));
     }
 
     /// Sets the expiries of the certificates now served (file, name, Unix time), dropping
