@@ -127,6 +127,27 @@ fn path(value: &Spanned<String>) -> Option<PathBuf> {
     (!value.get_ref().is_empty()).then(|| PathBuf::from(value.get_ref()))
 }
 
+/// A certificate and key given by the keys `cert` and `key` (name and value), both or
+/// neither; an error names the one that is missing, at the one that is set.
+fn pair(
+    (cert_key, cert): (&str, &Spanned<String>),
+    (key_key, key): (&str, &Spanned<String>),
+    bad: Bad<'_>,
+) -> Result<Option<Pair>, ConfigError> {
+    match (path(cert), path(key)) {
+        (Some(cert), Some(key)) => Ok(Some(Pair { cert, key })),
+        (None, None) => Ok(None),
+        (Some(_), None) => {
+            let message = format!("{cert_key} is set without {key_key}");
+            Err(bad(key_key, key.span(), message))
+        }
+        (None, Some(_)) => {
+            let message = format!("{key_key} is set without {cert_key}");
+            Err(bad(cert_key, cert.span(), message))
+        }
+    }
+}
+
 /// Checks `[tls]`.
 pub(super) fn validate(
     raw: &RawTls,
@@ -146,18 +167,7 @@ pub(super) fn validate(
         };
         *on = true;
     }
-    let default = match (path(&raw.cert), path(&raw.key)) {
-        (Some(cert), Some(key)) => Some(Pair { cert, key }),
-        (None, None) => None,
-        (Some(_), None) => {
-            let message = "tls.cert is set without tls.key".to_string();
-            return Err(bad("tls.key", raw.key.span(), message));
-        }
-        (None, Some(_)) => {
-            let message = "tls.key is set without tls.cert".to_string();
-            return Err(bad("tls.cert", raw.cert.span(), message));
-        }
-    };
+    let default = pair(("tls.cert", &raw.cert), ("tls.key", &raw.key), bad)?;
     let mut sni = Vec::new();
     for pair in &raw.sni {
         let RawPair { cert, key } = pair.get_ref();
@@ -207,18 +217,11 @@ pub(super) fn validate_upstream(
     raw: RawUpstreamTls<'_>,
     bad: Bad<'_>,
 ) -> Result<UpstreamTls, ConfigError> {
-    let client = match (path(raw.cert), path(raw.key)) {
-        (Some(cert), Some(key)) => Some(Pair { cert, key }),
-        (None, None) => None,
-        (Some(_), None) => {
-            let message = "upstream.tls_cert is set without upstream.tls_key".to_string();
-            return Err(bad("upstream.tls_key", raw.key.span(), message));
-        }
-        (None, Some(_)) => {
-            let message = "upstream.tls_key is set without upstream.tls_cert".to_string();
-            return Err(bad("upstream.tls_cert", raw.cert.span(), message));
-        }
-    };
+    let client = pair(
+        ("upstream.tls_cert", raw.cert),
+        ("upstream.tls_key", raw.key),
+        bad,
+    )?;
     let name = raw.server_name.get_ref();
     if !name.is_empty() && rustls_pki_types::ServerName::try_from(name.as_str()).is_err() {
         let message = format!("{name:?} is not a DNS name or an IP address");
