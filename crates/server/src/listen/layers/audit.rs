@@ -69,16 +69,17 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         self.layer.metrics.received(request.version());
+        // One look-up of what the layers before this one carried.
+        let carried = Carried::of(request.extensions());
         let record = Record {
             started: Instant::now(),
             mode: (self.layer.mode_of)(request.uri()),
-            id: Carried::id(request.extensions()).cloned(),
-            route: match Carried::choice(request.extensions()) {
+            id: carried.and_then(|c| c.id.clone()),
+            route: match carried.and_then(|c| c.choice.as_ref()) {
                 Some(Choice::Route(route)) => Some(route.clone()),
                 _ => None,
             },
-            client: (Carried::of(request.extensions()))
-                .and_then(|c| c.peer.as_ref()?.client().cloned()),
+            client: carried.and_then(|c| c.peer.as_ref()?.client().cloned()),
             metrics: self.layer.metrics.clone(),
         };
         OnResponse::new(self.inner.call(request), record)
