@@ -88,15 +88,14 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     // The policy's tables are built before the listeners open, not by the first request.
     utf8gate_policy::prepare();
     // The TLS files are read (and refused) before anything listens.
-    if let Some(url) = config
-        .upstream
-        .as_deref()
-        .filter(|u| config::upstream_is_https(u))
-        && let Err(why) = tls::client::config(&config.upstream_tls)
-    {
-        eprintln!("utf8gate: the https upstream {url}: {why}");
-        return ExitCode::from(cli::EXIT_USAGE);
-    }
+    let https = match tls::client::upstream_loads(&config) {
+        Ok(https) => https,
+        Err(why) => {
+            let url = config.upstream.as_deref().unwrap_or_default();
+            eprintln!("utf8gate: the https upstream {url}: {why}");
+            return ExitCode::from(cli::EXIT_USAGE);
+        }
+    };
     let state = AppState::new(config).reloadable(source);
     let live_tls = match tls::LiveTls::start(&state.snapshot().config.tls, state.metrics.tls()) {
         Ok(live) => live,
@@ -108,8 +107,6 @@ pub async fn serve_command(args: cli::ServeArgs, demo: bool) -> ExitCode {
     if let Some(live) = &live_tls {
         tokio::spawn(tls::live::watch(live.clone()));
     }
-    let https =
-        (state.snapshot().config.upstream.as_deref()).is_some_and(config::upstream_is_https);
     if live_tls.is_some() || https {
         tls::server::warm();
     }

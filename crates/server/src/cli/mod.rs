@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::ops::config::{Overrides, upstream_is_https};
+use crate::ops::config::Overrides;
 use crate::tls::LiveTls;
 
 pub mod demo;
@@ -129,15 +129,11 @@ impl From<DemoArgs> for ServeArgs {
 pub fn check_config(file: &PathBuf) -> ExitCode {
     match load_config(Some(file), &Overrides::default()) {
         Ok(c) => {
-            let https = c.upstream.as_deref().is_some_and(upstream_is_https);
             let listeners = match c.tls.listeners.any() {
                 true => LiveTls::prepare(&c.tls).map(|_| ()),
                 false => Ok(()),
             };
-            let tls = listeners.and(match https {
-                true => crate::tls::client::config(&c.upstream_tls).map(|_| ()),
-                false => Ok(()),
-            });
+            let tls = listeners.and(crate::tls::client::upstream_loads(&c).map(|_| ()));
             if let Err(why) = tls {
                 eprintln!("{}: TLS: {why}", file.display());
                 return ExitCode::from(EXIT_USAGE);

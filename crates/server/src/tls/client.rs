@@ -2,7 +2,7 @@
 //! the system's roots, TLS 1.2 and 1.3, the proxy's own certificate for mutual TLS if set.
 //! The connector (hyper-rustls) sends the server name and offers ALPN `h2` and `http/1.1`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rustls::client::ResolvesClientCert;
 use rustls::sign::CertifiedKey;
@@ -12,8 +12,35 @@ use super::files;
 use super::server::{provider, versions};
 use crate::ops::config::UpstreamTls;
 
-/// The client configuration for `tls`, or why it cannot be made (a file named).
+/// Whether `config`'s upstream is `https://` and, if so, its TLS settings load (a file named
+/// if not): what `serve` and `check-config` check before anything listens.
+pub fn upstream_loads(config: &crate::ops::config::Config) -> Result<bool, String> {
+    let https = (config.upstream.as_deref()).is_some_and(crate::ops::config::upstream_is_https);
+    if https {
+        self::config(&config.upstream_tls)?;
+    }
+    Ok(https)
+}
+
+/// The client configuration for `tls`, made once for the process: the check before the
+/// listeners open and every proxy thread's client share it (reading the system's roots and the
+/// files once). The upstream's TLS keys are restart-only; another `tls` (a test's state) makes
+/// and keeps its own.
 pub fn config(tls: &UpstreamTls) -> Result<ClientConfig, String> {
+    static MADE: Mutex<Option<(UpstreamTls, ClientConfig)>> = Mutex::new(None);
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((of, config)) = made.as_ref()
+        && of == tls
+    {
+        return Ok(config.clone());
+    }
+    let config = make(tls)?;
+    *made = Some((tls.clone(), config.clone()));
+    Ok(config)
+}
+
+/// The client configuration for `tls`, or why it cannot be made (a file named).
+fn make(tls: &UpstreamTls) -> Result<ClientConfig, String> {
     let provider = provider();
     let roots = match &tls.ca {
         Some(ca) => files::roots(ca)?,

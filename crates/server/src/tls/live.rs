@@ -42,12 +42,15 @@ impl LiveTls {
         if !tls.listeners.any() {
             return Ok(None);
         }
-        let fingerprint = files::fingerprint(paths(tls));
-        let served = server::build(tls)?;
+        let Prepared {
+            tls,
+            fingerprint,
+            served,
+        } = LiveTls::prepare(tls)?;
         metrics.served(&served.certificates);
         Ok(Some(Arc::new(LiveTls {
             served: ArcSwap::from_pointee(served),
-            loaded: Mutex::new((tls.clone(), fingerprint)),
+            loaded: Mutex::new((tls, fingerprint)),
             failed: Mutex::new(None),
             metrics: metrics.clone(),
         })))
