@@ -32,7 +32,9 @@
 //!   valid UTF-8, which is what it is given.
 //! * **AVX2** ([`avx2`]): 32 bytes at a time with nibble lookups (`vpshufb`), 128 bytes per
 //!   step, the refined tests of a step as byte comparisons computed only for the lead families
-//!   (and the leads `E2`, `E3`, `EF`) the step has. Exact on any bytes.
+//!   (and the leads `E2`, `E3`, `EF`) the step has. Exact on any bytes. The WebAssembly
+//!   `simd128` build is the same 16 bytes at a time; the two share the refined
+//!   tests of the leads below `EF` ([`leads`], one macro over their lane operations).
 //! * **Portable**: the scalar test on each byte, the reference both are tested against, and
 //!   about 12× slower than AVX2, so without AVX2 the checks do not use the classifier
 //!   ([`is_vectorized`]) and take the per-check path.
@@ -56,6 +58,11 @@ mod avx512;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod avx512_tests;
 mod classes;
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+mod leads;
 mod refined;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128;

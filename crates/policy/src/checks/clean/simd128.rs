@@ -7,6 +7,7 @@
 use core::arch::wasm32::*;
 
 use super::classes::{COARSE_HI, COARSE_LO, Context, FULL_WIDTH_HI, FULL_WIDTH_LO};
+use super::leads::clean_leads;
 
 /// Bytes classified per step of the main loop.
 const STEP: usize = 128;
@@ -78,64 +79,13 @@ impl<const BEST_FIT: bool> Tables<BEST_FIT> {
         let or = v128_or;
         // `b & !a`, as AVX2's `andnot(a, b)`.
         let andnot = |a: v128, b: v128| v128_andnot(b, a);
-        let mut clean = splat(0);
-        if present.c {
-            let latin1 = andnot(
-                or(
-                    or(eq(b1, 0xA5), eq(b1, 0xAB)),
-                    or(eq(b1, 0xAD), eq(b1, 0xBB)),
-                ),
-                and(eq(b0, 0xC2), ge(b1, 0xA0)),
-            );
-            let greek = or(andnot(eq(b1, 0x87), eq(b0, 0xCE)), eq(b0, 0xCF));
-            clean = or(latin1, greek);
-        }
-        if present.d {
-            let d9 = or(
-                or(within(b1, 0x81, 0x8A), within(b1, 0xAE, 0xAF)),
-                ge(b1, 0xB1),
-            );
-            let db = or(
-                or(within(b1, 0x80, 0x93), eq(b1, 0x95)),
-                or(
-                    or(within(b1, 0xAE, 0xAF), within(b1, 0xBA, 0xBC)),
-                    eq(b1, 0xBF),
-                ),
-            );
-            let arabic = or(
-                or(and(eq(b0, 0xD8), ge(b1, 0xA0)), and(eq(b0, 0xD9), d9)),
-                or(eq(b0, 0xDA), and(eq(b0, 0xDB), db)),
-            );
-            clean = or(clean, arabic);
-        }
-        if present.e2 {
-            let e2 = eq(b0, 0xE2);
-            let mut not_symbols = or(eq(b1, 0x88), eq(b1, 0x8C));
-            if BEST_FIT {
-                let enclosed = or(or(eq(b1, 0x91), eq(b1, 0x92)), eq(b1, 0xA9));
-                not_symbols = or(not_symbols, enclosed);
-            }
-            let symbols = andnot(not_symbols, within(b1, 0x85, 0xAA));
-            let typographic = if BEST_FIT {
-                or(within(b2, 0x92, 0x97), within(b2, 0xA0, 0xA2))
-            } else {
-                within(b2, 0x92, 0xA2)
-            };
-            let spaces = and(eq(b1, 0x80), or(within(b2, 0x82, 0x8F), typographic));
-            let hangul = and(eq(b0, 0xEA), ge(b1, 0xB0));
-            clean = or(clean, or(and(e2, or(spaces, symbols)), hangul));
-        }
-        if present.e3 {
-            let e3 = eq(b0, 0xE3);
-            let mut marks = or(
-                and(eq(b1, 0x80), within(b2, 0xAA, 0xAF)),
-                and(eq(b1, 0x82), within(b2, 0x99, 0x9A)),
-            );
-            if BEST_FIT {
-                marks = or(marks, or(or(eq(b1, 0x88), eq(b1, 0x89)), eq(b1, 0x8F)));
-            }
-            clean = or(clean, andnot(marks, e3));
-        }
+        let mut clean = clean_leads!(
+            present,
+            splat(0),
+            (b0, b1, b2),
+            BEST_FIT,
+            [eq, ge, within, and, or, andnot]
+        );
         if present.ef {
             let ef = eq(b0, 0xEF);
             let hi2 = u8x16_shr(b2, 4);
