@@ -94,6 +94,11 @@ async fn start_fails(toml: &str, upstream: Option<&str>) -> (Option<i32>, String
     if let Some(url) = upstream {
         command.args(["--upstream", url]);
     }
+    // UTF8GATE_* variables are configuration overrides: none leak in from the test run.
+    let ours = |name: &std::ffi::OsStr| name.to_string_lossy().starts_with("UTF8GATE_");
+    for (name, _) in std::env::vars_os().filter(|(n, _)| ours(n)) {
+        command.env_remove(name);
+    }
     let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -108,6 +113,8 @@ async fn start_fails(toml: &str, upstream: Option<&str>) -> (Option<i32>, String
     // `check-config` says the same of the file (an upstream flag aside, which it has none of).
     if upstream.is_none() {
         let checked = std::process::Command::new(binary())
+            .env_clear()
+            .envs(std::env::vars_os().filter(|(n, _)| !ours(n)))
             .arg("check-config")
             .arg(&file)
             .output()
