@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|h| (h.name.to_ascii_lowercase().into(), h.value.to_vec()))
         .collect();
-    request.body = body.to_vec();
+    request.body = bytes::Bytes::copy_from_slice(body);
 
     let profile = Profile::strict();
     let first = evaluate(&profile, &request);
@@ -68,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
         coded
             .headers
             .push(("content-encoding".into(), b"gzip".to_vec()));
-        coded.body = gz.finish().unwrap();
+        coded.body = gz.finish().unwrap().into();
         let second = evaluate(&profile, &coded);
         assert_eq!(
             first.verdict.decision, second.verdict.decision,

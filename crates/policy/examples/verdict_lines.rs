@@ -158,7 +158,7 @@ fn main() {
             .map(|f| (f.kind.as_str(), f.offset))
             .collect();
         let sanitized = evaluation.sanitized.map(|s| {
-            let bytes = [s.target(), s.body].concat();
+            let bytes = [s.target(), s.body.to_vec()].concat();
             bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
                 (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
             })

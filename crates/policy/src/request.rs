@@ -1,5 +1,6 @@
 //! The transport-neutral request the policy evaluates.
 
+use bytes::Bytes;
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
@@ -46,8 +47,9 @@ pub struct Request {
     pub query: Option<Vec<u8>>,
     /// Header names (inline up to 24 bytes) and raw values, in order.
     pub headers: Vec<(CompactString, Vec<u8>)>,
-    /// The body.
-    pub body: Vec<u8>,
+    /// The body: a shared buffer, so that the one a transport received is evaluated and
+    /// forwarded without a copy (`Bytes::from(vec)` takes a `Vec` without one).
+    pub body: Bytes,
     /// `true` when the proxy that described the request sent its bytes only as strings it may
     /// have rewritten (Envoy's gRPC `ext_authz` without raw fields): the evaluation reports
     /// `string_fields_only` at the headers, whose action the profile chooses.
@@ -93,7 +95,7 @@ impl Request {
             path,
             query,
             headers: Vec::new(),
-            body: Vec::new(),
+            body: Bytes::new(),
             string_fields_only: false,
             host_required: false,
             body_state: BodyState::Whole,
@@ -109,7 +111,7 @@ impl Request {
 
     /// Sets the body.
     pub fn body(mut self, body: &[u8]) -> Request {
-        self.body = body.to_vec();
+        self.body = Bytes::copy_from_slice(body);
         self
     }
 

@@ -234,7 +234,7 @@ pub(crate) fn write_back(
         path: request.path.clone(),
         query: request.query.clone(),
         headers: request.headers.clone(),
-        body: Vec::new(),
+        body: bytes::Bytes::new(),
         string_fields_only: request.string_fields_only,
         host_required: request.host_required,
         body_state: request.body_state,
@@ -272,7 +272,7 @@ pub(crate) fn write_back(
                 }
             }
             Container::Body => {
-                out.body = spliced;
+                out.body = spliced.into();
                 body_edited = true;
             }
         }

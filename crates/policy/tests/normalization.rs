@@ -57,7 +57,7 @@ fn nfc_invariants_of_every_line_hold() {
             e.verdict.decision,
             e.sanitized.map_or_else(
                 || s.to_string(),
-                |r| String::from_utf8(r.body).expect("valid"),
+                |r| String::from_utf8(r.body.to_vec()).expect("valid"),
             ),
         )
     };

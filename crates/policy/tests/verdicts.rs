@@ -295,7 +295,7 @@ fn an_upload_is_its_body() {
         .body(b"\xEF\xBB\xBFtext");
     let e = evaluate_upload(&strict, &upload);
     let sanitized = e.sanitized.expect("the BOM is stripped");
-    assert_eq!(sanitized.body, b"text");
+    assert_eq!(sanitized.body, &b"text"[..]);
     assert_eq!(
         (sanitized.path, sanitized.headers),
         (upload.path, upload.headers)

@@ -165,7 +165,7 @@ impl Exchange {
     /// Decides the request with `body` (its first bytes when `cut`): the body's edits only, the
     /// head's having been made.
     pub fn finish(mut self, settings: &Settings, body: Vec<u8>, cut: bool) -> Decided {
-        self.request.body = body;
+        self.request.body = body.into();
         if cut {
             self.request.body_state = BodyState::Cut;
         }

@@ -252,10 +252,30 @@ impl Buffer {
         Ok(())
     }
 
+    /// Whether nothing has been appended yet.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
     /// The bytes and their charge: hold the charge until the bytes and every copy made of
     /// them are dropped.
-    pub fn into_parts(self) -> (Vec<u8>, Charge) {
-        (self.bytes, self.charge)
+    pub fn into_parts(self) -> (bytes::Bytes, Charge) {
+        (self.bytes.into(), self.charge)
+    }
+
+    /// `data`, all of a body that arrived in one piece, kept as it is instead of copied into
+    /// this (empty) buffer: the limit holds as for [`Buffer::extend`], and the charge covers
+    /// `data` as it would cover a buffer of its length.
+    pub async fn whole(mut self, data: bytes::Bytes) -> Result<(bytes::Bytes, Charge), Problem> {
+        if data.len() > self.room() {
+            return Err(Problem::too_large(self.limit as u64));
+        }
+        let factor = usize::try_from(EVALUATION_FACTOR).unwrap_or(usize::MAX);
+        let cost = data.len().saturating_mul(factor) as u64;
+        self.charge.cover(cost).await?;
+        // What `declare` reserved for a declared length is not needed.
+        self.bytes = Vec::new();
+        Ok((data, self.charge))
     }
 }
 
@@ -266,14 +286,14 @@ const SLICE: usize = 64 * 1024;
 /// in copies of [`SLICE`] bytes, so that what the connection still queues when the body ends
 /// is its own (and small) and the buffer itself is freed with the charge.
 pub struct Charged {
-    bytes: Vec<u8>,
+    bytes: bytes::Bytes,
     sent: usize,
     _charge: Charge,
 }
 
 impl Charged {
     /// `bytes` to send, holding `charge` until they are.
-    pub fn new(bytes: Vec<u8>, charge: Charge) -> Charged {
+    pub fn new(bytes: bytes::Bytes, charge: Charge) -> Charged {
         Charged {
             bytes,
             sent: 0,

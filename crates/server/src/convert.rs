@@ -9,11 +9,11 @@ use utf8gate_policy::{Mode, Request};
 
 /// The policy request for a received request: raw path, query and header bytes, the body.
 pub fn to_policy(parts: &Parts, body: &[u8], mode: Mode) -> Request {
-    to_policy_owning(parts, body.to_vec(), mode)
+    to_policy_owning(parts, bytes::Bytes::copy_from_slice(body), mode)
 }
 
 /// [`to_policy`] taking the body as it is (no copy when the caller owns it alone).
-pub fn to_policy_owning(parts: &Parts, body: Vec<u8>, mode: Mode) -> Request {
+pub fn to_policy_owning(parts: &Parts, body: bytes::Bytes, mode: Mode) -> Request {
     let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let mut request = Request::new(parts.method.as_str(), target.as_bytes()).mode(mode);
     request.headers = headers(&parts.headers);

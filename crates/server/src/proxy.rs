@@ -86,13 +86,13 @@ impl Proxy {
         // A head the profile refuses on its own is answered before its body is read: a body
         // framed two ways (`Content-Length: 010`, a lone chunked head) may never end.
         // The head is copied into the policy's request once; the body moves in after it.
-        let mut request = crate::convert::to_policy_owning(&parts, Vec::new(), Mode::Proxy);
+        let mut request = crate::convert::to_policy_owning(&parts, Bytes::new(), Mode::Proxy);
         let refused =
             !body.is_end_stream() && utf8gate_policy::head_refused(&route.profile, &request);
         // The charge is held until the upstream has answered (the end of this function).
         let limit = route.max_body_bytes as usize;
         let (body, charge) = match refused {
-            true => (Vec::new(), state.budget.empty()),
+            true => (Bytes::new(), state.budget.empty()),
             false => match read_whole(body, limit, &state.budget).await {
                 Ok(read) => read,
                 Err(problem) => return problem.into_response(),

@@ -1,6 +1,7 @@
 //! A request's head between the HTTP types of a tower stack and the policy's [`Request`]: read
 //! as bytes, nothing decoded; and the sanitizer's rewrite written back.
 
+use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, HeaderName, HeaderValue};
 use http::request::Parts;
 use http::{HeaderMap, Uri};
@@ -9,7 +10,7 @@ use utf8gate_policy::answer::DECISION_HEADER;
 
 /// The request `parts` and `body` describe, as the policy reads it: the target as received
 /// (path and query), every header's bytes in order.
-pub(crate) fn to_policy(parts: &Parts, body: Vec<u8>) -> Request {
+pub(crate) fn to_policy(parts: &Parts, body: Bytes) -> Request {
     let target = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let mut request = Request::new(parts.method.as_str(), target.as_bytes());
     request.headers = (parts.headers.iter())
@@ -30,7 +31,7 @@ pub(crate) fn rewrite(
     parts: &mut Parts,
     received: &Request,
     sanitized: Request,
-) -> Result<Vec<u8>, Unsendable> {
+) -> Result<Bytes, Unsendable> {
     if (sanitized.path.as_slice(), &sanitized.query) != (received.path.as_slice(), &received.query)
     {
         let mut target = sanitized.path.clone();

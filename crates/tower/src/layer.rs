@@ -129,7 +129,7 @@ where
                     return Ok(problem(400, document, "reject"));
                 }
             };
-            let received = convert::to_policy(&parts, body.to_vec());
+            let received = convert::to_policy(&parts, body.clone());
             let body = match answering.answer(&settings.profile, &received, &id) {
                 Answer::Refuse {
                     status, document, ..
@@ -138,7 +138,7 @@ where
                     let body = match sanitized {
                         None => body,
                         Some(s) => match convert::rewrite(&mut parts, &received, s) {
-                            Ok(rewritten) => Bytes::from(rewritten),
+                            Ok(rewritten) => rewritten,
                             Err(Unsendable(why)) => {
                                 let status = answering.reject_status;
                                 let document =

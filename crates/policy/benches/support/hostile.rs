@@ -76,7 +76,7 @@ impl Case {
                 .push(("Content-Encoding".into(), coding.as_bytes().to_vec()));
         }
         (r.headers).extend(input.headers.iter().map(|(n, v)| (n.into(), v.clone())));
-        r.body = input.body.clone();
+        r.body = input.body.clone().into();
         r
     }
 

@@ -74,7 +74,7 @@ pub(crate) fn decoded(
     match coding::decode(&request.body, &codings, &profile.limits) {
         Ok(body) => {
             let mut decoded = request.clone();
-            decoded.body = body;
+            decoded.body = body.into();
             // What the backend reads has no coding left: a sanitized request is forwarded so.
             decoded.headers.retain(|(n, _)| {
                 !n.eq_ignore_ascii_case("content-encoding")

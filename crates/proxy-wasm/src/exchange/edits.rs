@@ -45,7 +45,7 @@ impl Exchange {
                     .headers
                     .push(("content-length".to_string(), vec![length]));
             }
-            edits.body = Some(sanitized.body);
+            edits.body = Some(Vec::from(sanitized.body));
         }
         let decision = Decision::Sanitize.as_str().as_bytes().to_vec();
         edits

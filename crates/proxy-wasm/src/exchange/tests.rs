@@ -120,7 +120,7 @@ fn every_outcome_is_the_policys_and_what_goes_on_is_the_sanitized_request() {
         let mut seen = BTreeMap::new();
         for (list, body) in cases() {
             let mut request = ListedHead::read(list.clone()).into_request();
-            request.body = body.clone();
+            request.body = body.clone().into();
             let evaluation = evaluate(&Profile::strict(), &request);
             let verdict = evaluation.verdict;
             let (decided, sent_list, sent_body) = run(&settings, list.clone(), &body);

@@ -80,7 +80,7 @@ fn first<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a [u8]> {
 }
 
 /// The original request as the trusted proxy describes it.
-fn described(parts: &Parts, body: Vec<u8>) -> Request {
+fn described(parts: &Parts, body: bytes::Bytes) -> Request {
     let uri = first(&parts.headers, &["x-original-uri", "x-forwarded-uri"]).unwrap_or(b"/");
     let method = first(&parts.headers, &["x-original-method", "x-forwarded-method"])
         .map(|m| String::from_utf8_lossy(m).into_owned())

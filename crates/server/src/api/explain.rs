@@ -136,7 +136,7 @@ pub async fn scan(
     let sanitized = match sanitized {
         _ if refused => None,
         Some(upload) => wrap::text_of(class, &upload.body),
-        None => Some(text.clone()),
+        None => Some(text.to_vec()),
     };
     let explained = Explained {
         verdict,

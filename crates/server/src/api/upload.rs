@@ -46,7 +46,7 @@ pub struct Whole {
     /// The request's head.
     pub parts: Parts,
     /// The body.
-    pub body: Vec<u8>,
+    pub body: bytes::Bytes,
     /// What the body holds of the memory budget: keep it as long as the body.
     pub charge: Charge,
 }
@@ -72,7 +72,7 @@ impl FromRequest<AppState> for Whole {
 }
 
 /// The upload as a policy request.
-pub fn upload(headers: &HeaderMap, body: Vec<u8>) -> utf8gate_policy::Request {
+pub fn upload(headers: &HeaderMap, body: bytes::Bytes) -> utf8gate_policy::Request {
     let mut r = utf8gate_policy::Request::new("POST", b"/").mode(Mode::Scan);
     // The media type says how the upload is read, its codings how it is decoded.
     for name in [
@@ -99,7 +99,7 @@ pub fn streamable(headers: &HeaderMap) -> bool {
 /// to `max_scan_bytes`, and the body itself when it decodes to at most `max_body_bytes`.
 pub enum Streamed {
     /// Small enough to be evaluated whole by the gate, with its charge.
-    Whole(Vec<u8>, Charge),
+    Whole(bytes::Bytes, Charge),
     /// The streaming checks' verdict.
     Scanned(Verdict),
 }
@@ -117,7 +117,7 @@ pub async fn stream(
 ) -> Result<Streamed, Problem> {
     let max_scan = config.max_scan_bytes;
     let max_buffer = config.max_body_bytes;
-    let head = upload(headers, Vec::new());
+    let head = upload(headers, bytes::Bytes::new());
     let mut scan = BodyScan::for_body_of(profile, &head, max_scan);
     let hint = hyper::body::Body::size_hint(&body);
     if let Some(exact) = hint.exact() {

@@ -259,7 +259,7 @@ async fn the_charged_body_sends_every_byte_and_releases_when_dropped() {
     let (budget, _, _) = budget(MIB, 0);
     let charge = budget.charge(300 * KIB).await.unwrap();
     let bytes: Vec<u8> = (0..200 * 1024).map(|i| (i % 251) as u8).collect();
-    let body = Charged::new(bytes.clone(), charge);
+    let body = Charged::new(bytes.clone().into(), charge);
     assert_eq!(
         hyper::body::Body::size_hint(&body).exact(),
         Some(200 * 1024)

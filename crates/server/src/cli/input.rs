@@ -109,11 +109,11 @@ pub(super) fn evaluate(
     }
     if !fill(&mut reader, &mut buffer, whole.saturating_add(1))? {
         // The buffer itself, not a copy of it.
-        upload.body = buffer;
+        upload.body = buffer.into();
         let e = utf8gate_policy::evaluate_upload(how.profile, &upload);
         return Ok(Input::Scanned(Box::new(Scanned {
             verdict: e.verdict,
-            body: Some(upload.body),
+            body: Some(Vec::from(upload.body)),
             sanitized: e.sanitized,
         })));
     }

@@ -55,7 +55,7 @@ pub fn sanitize(args: &SanitizeArgs) -> ExitCode {
         eprintln!("utf8gate: {name}: larger than max_body_bytes; cannot rewrite a streamed input");
         return ExitCode::from(EXIT_USAGE);
     };
-    let out = scanned.sanitized.map_or(original, |r| r.body);
+    let out = scanned.sanitized.map_or(original, |r| Vec::from(r.body));
     let _ = std::io::stdout().lock().write_all(&out);
     ExitCode::from(code)
 }

@@ -11,7 +11,7 @@ fn verdict(target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Verdict {
         .iter()
         .map(|(n, v)| ((*n).into(), v.to_vec()))
         .collect();
-    request.body = body.to_vec();
+    request.body = bytes::Bytes::copy_from_slice(body);
     let verdict = evaluate(&Profile::strict(), &request).verdict;
     assert_eq!(verdict.decision, Decision::Reject, "{verdict:?}");
     verdict

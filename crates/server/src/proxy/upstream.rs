@@ -45,9 +45,9 @@ impl Outgoing {
         match std::mem::replace(&mut passed.outcome, Outcome::Forward) {
             Outcome::Refuse(problem) => Err(problem),
             Outcome::Rewritten(rewritten) => Ok(Outgoing::Rewritten(rewritten)),
-            Outcome::Forward | Outcome::Report(_) => Ok(Outgoing::Received(Bytes::from(
-                std::mem::take(&mut passed.request.body),
-            ))),
+            Outcome::Forward | Outcome::Report(_) => {
+                Ok(Outgoing::Received(std::mem::take(&mut passed.request.body)))
+            }
         }
     }
 }
@@ -177,7 +177,7 @@ impl Upstream {
                 convert::method(&request.method),
                 PathAndQuery::try_from(request.target()).ok(),
                 convert::to_header_map(&request.headers),
-                Bytes::from(request.body),
+                request.body,
             ),
         };
         let mut uri = axum::http::uri::Parts::default();

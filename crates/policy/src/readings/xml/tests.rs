@@ -190,7 +190,7 @@ fn sanitize_rewrites_text_and_refuses_names() {
     assert_eq!(e.verdict.decision, Decision::Sanitize);
     let body = e.sanitized.unwrap().body;
     assert_eq!(
-        String::from_utf8(body).unwrap(),
+        String::from_utf8(body.to_vec()).unwrap(),
         "<a t='\u{e9}'>Am\u{e9}lie &amp; x</a>"
     );
     let e = xml("<cafe\u{301}/>".as_bytes());

@@ -36,7 +36,7 @@ pub fn upload(class: Class, text: &[u8]) -> utf8gate_policy::Request {
     let mut r = utf8gate_policy::Request::new("POST", b"/");
     r.headers
         .push(("content-type".into(), content_type.as_bytes().to_vec()));
-    r.body = body;
+    r.body = body.into();
     r
 }
 

@@ -88,7 +88,7 @@ where
             let body = match read_whole(body, limit, &budget).await {
                 Ok((bytes, charge)) => {
                     parts.extensions.insert::<Charge>(charge);
-                    Body::new(Full::new(Bytes::from(bytes)))
+                    Body::new(Full::new(bytes))
                 }
                 Err(problem) => {
                     parts.extensions.insert(Refused(problem, arrived));

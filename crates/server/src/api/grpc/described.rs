@@ -95,9 +95,9 @@ pub(super) fn request(check: CheckRequest) -> Result<Described, Problem> {
     request.body = match http.raw_body.is_empty() && !http.body.is_empty() {
         true => {
             blind = true;
-            http.body.into_bytes()
+            http.body.into_bytes().into()
         }
-        false => http.raw_body,
+        false => http.raw_body.into(),
     };
     request.string_fields_only = blind;
     let partial = request.header_value("x-envoy-auth-partial-body");
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(r.query.as_deref(), Some(&b"q=1"[..]));
         assert_eq!(r.header_value("x-id"), Some(&b"\xFF"[..]));
         assert_eq!(r.header_value("host"), Some(&b"app.example"[..]));
-        assert_eq!(r.body, b"\xED\xA0\x80");
+        assert_eq!(r.body, &b"\xED\xA0\x80"[..]);
         assert!(!r.string_fields_only);
         assert_eq!(described.id_headers["x-request-id"], "abc");
     }

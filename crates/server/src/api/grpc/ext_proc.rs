@@ -212,7 +212,7 @@ impl ExtProc {
                 return Some(self.refused(started, problem, None).await);
             }
         };
-        request.body = body;
+        request.body = body.into();
         let charge = self.state.budget.empty();
         let cost = (request.body.len() as u64).saturating_mul(EVALUATION_FACTOR);
         if let Err(problem) = charge.cover(cost).await {

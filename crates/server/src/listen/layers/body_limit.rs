@@ -70,14 +70,15 @@ where
 
 /// Reads a whole body, up to `limit` bytes, into one buffer (the only copy: frames are
 /// appended as they arrive), charged to `budget` before it is allocated (a declared length up
-/// front). Over the limit (its own, or that of a [`Limited`] body) it is
+/// front). A body that arrives in one frame (most bodies the connection has read whole) is
+/// kept as that frame, without a copy. Over the limit (its own, or that of a [`Limited`] body) it is
 /// [`Problem::too_large`]; a body that fails otherwise is [`Problem::bad_body`]; one the budget
 /// cannot hold is [`Problem::busy`]. Hold the returned [`Charge`] as long as the bytes.
 pub async fn read_whole<B>(
     mut body: B,
     limit: usize,
     budget: &Budget,
-) -> Result<(Vec<u8>, Charge), Problem>
+) -> Result<(Bytes, Charge), Problem>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -93,6 +94,9 @@ where
             Some(Err(e)) => return Err(problem_of(e.into(), limit)),
         };
         if let Ok(data) = frame.into_data() {
+            if out.is_empty() && body.is_end_stream() {
+                return out.whole(data).await;
+            }
             out.extend(&data).await?;
         }
     }
@@ -117,4 +121,73 @@ pub fn over_limit(error: &(dyn std::error::Error + 'static)) -> bool {
         error = e.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use hyper::body::Frame;
+    use prometheus::{IntCounter, IntGauge};
+
+    use super::read_whole;
+    use crate::budget::{Budget, EVALUATION_FACTOR};
+
+    fn budget() -> Budget {
+        let charged = IntGauge::new("charged", "charged").expect("a gauge");
+        let refusals = IntCounter::new("refusals", "refusals").expect("a counter");
+        Budget::new(1 << 20, Duration::ZERO, charged, refusals)
+    }
+
+    /// A body sent as these frames, its length not declared.
+    struct Frames(VecDeque<Bytes>);
+
+    impl hyper::body::Body for Frames {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            Poll::Ready(self.0.pop_front().map(|b| Ok(Frame::data(b))))
+        }
+
+        fn is_end_stream(&self) -> bool {
+            self.0.is_empty()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_of_one_frame_is_kept_as_received_and_charged() {
+        let sent = Bytes::from(vec![b'a'; 5000]);
+        let budget = budget();
+        let one = Frames(VecDeque::from([sent.clone()]));
+        let (read, charge) = read_whole(one, 5000, &budget).await.expect("read");
+        assert_eq!(read.as_ptr(), sent.as_ptr(), "the frame itself, not a copy");
+        assert_eq!(read, sent);
+        assert!(charge.bytes() >= 5000 * EVALUATION_FACTOR);
+        // Over the limit, it is refused as a body of many frames is.
+        let over = read_whole(Frames(VecDeque::from([sent])), 4999, &budget).await;
+        assert_eq!(over.err().map(|p| p.status.as_u16()), Some(413));
+    }
+
+    #[tokio::test]
+    async fn a_body_of_many_frames_is_read_into_one_buffer() {
+        let (a, b) = (Bytes::from(vec![b'a'; 3000]), Bytes::from(vec![b'b'; 2000]));
+        let two = Frames(VecDeque::from([a.clone(), b.clone()]));
+        let (read, charge) = read_whole(two, 5000, &budget()).await.expect("read");
+        assert_eq!(read, [a, b].concat());
+        assert!(charge.bytes() >= 5000 * EVALUATION_FACTOR);
+        let over = Frames(VecDeque::from([
+            Bytes::from(vec![0; 3000]),
+            Bytes::from(vec![0; 3000]),
+        ]));
+        let over = read_whole(over, 5000, &budget()).await;
+        assert_eq!(over.err().map(|p| p.status.as_u16()), Some(413));
+    }
 }

@@ -31,9 +31,9 @@ pub(super) async fn judge(route: &Arc<Route>, request_id: &str, message: Vec<u8>
     let check = move || {
         let mut request =
             Request::new("POST", b"/").header("content-type", b"text/plain; charset=utf-8");
-        request.body = message;
+        request.body = message.into();
         let verdict = utf8gate_policy::evaluate_upload(&profile_of.profile, &request).verdict;
-        (std::mem::take(&mut request.body), verdict)
+        (Vec::from(std::mem::take(&mut request.body)), verdict)
     };
     let judged = match long {
         // Only long messages pay for the hop to a blocking thread.

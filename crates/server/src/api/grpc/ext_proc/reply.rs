@@ -146,7 +146,9 @@ pub(super) fn rewritten(
                 .push(set("content-length", length.as_bytes()));
         }
         common.body_mutation = Some(BodyMutation {
-            mutation: Some(Mutation::Body(std::mem::take(&mut sanitized.body))),
+            mutation: Some(Mutation::Body(Vec::from(std::mem::take(
+                &mut sanitized.body,
+            )))),
         });
     }
     common
