@@ -57,12 +57,22 @@ instructions() { # BIN KIND N
   fi
   callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !seen {gsub(",", "", $1); print $1; seen=1}'
 }
-printf '%-50s %12s %12s\n' binary "GET" "16KiB JSON"
-for bin in "${BINS[@]}"; do
-  row=()
-  for kind in get json; do
-    small=$(instructions "$bin" "$kind" 200); large=$(instructions "$bin" "$kind" 2200)
-    row+=("$(( (large - small) / 2000 ))")
+# REPS=N (default 1) measures each binary N times, the binaries alternating within a rep: the
+# count moves by a few hundred instructions from run to run (how often the runtime parks
+# between a request and its upstream's answer), so compare medians.
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+declare -A GOT
+for rep in $(seq 1 "${REPS:-1}"); do
+  for bin in "${BINS[@]}"; do
+    for kind in get json; do
+      small=$(instructions "$bin" "$kind" 200); large=$(instructions "$bin" "$kind" 2200)
+      GOT[$bin.$kind]+="$(( (large - small) / 2000 )) "
+    done
   done
-  printf '%-50s %12s %12s\n' "$bin" "${row[0]}" "${row[1]}"
+done
+printf '%-50s %12s %12s   %s\n' binary "GET" "16KiB JSON" "(median; every rep: GET | JSON)"
+for bin in "${BINS[@]}"; do
+  g=$(tr ' ' '\n' <<<"${GOT[$bin.get]}" | grep . | median)
+  j=$(tr ' ' '\n' <<<"${GOT[$bin.json]}" | grep . | median)
+  printf '%-50s %12s %12s   %s| %s\n' "$bin" "$g" "$j" "${GOT[$bin.get]}" "${GOT[$bin.json]}"
 done

@@ -103,14 +103,21 @@ pub fn write(record: &AuditRecord, request_id: &str, status: u16, seconds: f64) 
         );
         return;
     };
-    let line = json_line(record, request_id, status, duration_ms, SystemTime::now());
-    let _ = std::io::Write::write_all(&mut writer.clone(), &line);
+    LINE.with_borrow_mut(|line| {
+        line.clear();
+        let now = SystemTime::now();
+        write_json_line(line, record, request_id, status, duration_ms, now);
+        let _ = std::io::Write::write_all(&mut writer.clone(), line);
+    });
 }
 
-/// The JSON line with its newline: the keys and values serde_json writes for the same line
-/// (a test compares them), written directly. Strings are copied as they are unless they hold
-/// something JSON escapes (request ids come from clients); numbers and the float are
-/// serde_json's own.
+thread_local! {
+    /// The buffer each thread writes its audit lines in (the writer copies each line out).
+    static LINE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The JSON line with its newline, in a new buffer (for the tests).
+#[cfg(test)]
 fn json_line(
     record: &AuditRecord,
     request_id: &str,
@@ -118,22 +125,37 @@ fn json_line(
     duration_ms: f64,
     now: SystemTime,
 ) -> Vec<u8> {
-    use std::io::Write;
-    let mut out = Vec::with_capacity(320);
-    // Writing into a Vec cannot fail.
-    let _ = write!(out, "{{\"timestamp\":\"{}\"", Timestamp(now));
-    out.extend_from_slice(b",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
-    json_string(&mut out, request_id);
+    let mut out = Vec::new();
+    write_json_line(&mut out, record, request_id, status, duration_ms, now);
+    out
+}
+
+/// Appends the JSON line with its newline to `out`: the keys and values serde_json writes for
+/// the same line (a test compares them), written directly. Strings are copied as they are
+/// unless they hold something JSON escapes (request ids come from clients); integers are
+/// written digit by digit, the float by serde_json. Nothing goes through `core::fmt`.
+fn write_json_line(
+    out: &mut Vec<u8>,
+    record: &AuditRecord,
+    request_id: &str,
+    status: u16,
+    duration_ms: f64,
+    now: SystemTime,
+) {
+    out.extend_from_slice(b"{\"timestamp\":\"");
+    Timestamp(now).write_to(out);
+    out.extend_from_slice(b"\",\"level\":\"INFO\",\"message\":\"request\",\"request_id\":");
+    json_string(out, request_id);
     if let Some(client) = &record.client {
         out.extend_from_slice(b",\"client\":");
-        json_string(&mut out, client);
+        json_string(out, client);
     }
     for (key, value) in [
         (&b",\"mode\":"[..], record.mode.as_str()),
         (b",\"decision\":", record.decision.as_str()),
     ] {
         out.extend_from_slice(key);
-        json_string(&mut out, value);
+        json_string(out, value);
     }
     out.extend_from_slice(match record.enforced {
         true => b",\"enforced\":true",
@@ -146,16 +168,31 @@ fn json_line(
         (b",\"excluded\":", &record.excluded),
     ] {
         out.extend_from_slice(key);
-        json_string(&mut out, value);
+        json_string(out, value);
     }
-    let _ = write!(
-        out,
-        ",\"findings\":{},\"status\":{status},\"duration_ms\":",
-        record.findings
-    );
-    let _ = serde_json::to_writer(&mut out, &duration_ms);
+    out.extend_from_slice(b",\"findings\":");
+    decimal(out, record.findings);
+    out.extend_from_slice(b",\"status\":");
+    decimal(out, u64::from(status));
+    out.extend_from_slice(b",\"duration_ms\":");
+    // Writing into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &duration_ms);
     out.extend_from_slice(b",\"target\":\"utf8gate::audit\"}\n");
-    out
+}
+
+/// Appends `n` in decimal.
+fn decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// `text` as a JSON string: copied between quotes when nothing in it needs an escape, else

@@ -75,6 +75,55 @@ where
 /// [`Problem::too_large`]; a body that fails otherwise is [`Problem::bad_body`]; one the budget
 /// cannot hold is [`Problem::busy`]. Hold the returned [`Charge`] as long as the bytes.
 pub async fn read_whole<B>(
+    body: B,
+    limit: usize,
+    budget: &Budget,
+) -> Result<(Bytes, Charge), Problem>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    read_whole_after(Arrived::Nothing, body, limit, budget).await
+}
+
+/// What of a body had arrived when it was first looked at ([`arrived`]).
+pub enum Arrived {
+    /// All of it: its last frame was read (an empty body too).
+    Whole(Bytes),
+    /// Its first data; more is to come.
+    Part(Bytes),
+    /// Nothing yet.
+    Nothing,
+}
+
+/// What of `body` has arrived, read without waiting: one poll with a waker that does nothing
+/// (the next poll that waits registers its own). A body over `limit` or that fails is its
+/// problem, as [`read_whole`] reports it.
+pub fn arrived<B>(body: &mut B, limit: usize) -> Result<Arrived, Problem>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    if body.is_end_stream() {
+        return Ok(Arrived::Whole(Bytes::new()));
+    }
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    match std::pin::Pin::new(&mut *body).poll_frame(&mut cx) {
+        Poll::Pending => Ok(Arrived::Nothing),
+        Poll::Ready(None) => Ok(Arrived::Whole(Bytes::new())),
+        Poll::Ready(Some(Err(e))) => Err(problem_of(e.into(), limit)),
+        Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+            Ok(data) if body.is_end_stream() => Ok(Arrived::Whole(data)),
+            Ok(data) => Ok(Arrived::Part(data)),
+            // Trailers first: no data; the rest is read as `read_whole` reads it.
+            Err(_) => Ok(Arrived::Nothing),
+        },
+    }
+}
+
+/// [`read_whole`] of a body of which `arrived` was already taken ([`arrived`]).
+pub async fn read_whole_after<B>(
+    arrived: Arrived,
     mut body: B,
     limit: usize,
     budget: &Budget,
@@ -84,7 +133,15 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let mut out = Buffer::new(budget, limit);
-    out.declare(body.size_hint().lower()).await?;
+    let rest = body.size_hint().lower();
+    match arrived {
+        Arrived::Whole(data) => return out.whole(data).await,
+        Arrived::Part(data) => {
+            out.declare(rest.saturating_add(data.len() as u64)).await?;
+            out.extend(&data).await?;
+        }
+        Arrived::Nothing => out.declare(rest).await?,
+    }
     // A `loop`, not `while let`: the frame's error (which may not be `Send`) must not live
     // across the await of the budget.
     loop {

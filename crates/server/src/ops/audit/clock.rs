@@ -23,8 +23,9 @@ thread_local! {
     static SECOND: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
 }
 
-impl fmt::Display for Timestamp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Timestamp {
+    /// Appends the time stamp to `out`: the second's text (cached), then the microseconds.
+    pub(super) fn write_to(&self, out: &mut Vec<u8>) {
         let since = self.0.duration_since(UNIX_EPOCH).unwrap_or_default();
         let seconds = since.as_secs();
         SECOND.with(|cached| {
@@ -32,9 +33,23 @@ impl fmt::Display for Timestamp {
             if cached.0 != seconds {
                 *cached = (seconds, second_prefix(seconds));
             }
-            f.write_str(&cached.1)
-        })?;
-        write!(f, "{:06}Z", since.subsec_micros())
+            out.extend_from_slice(cached.1.as_bytes());
+        });
+        let mut micros = since.subsec_micros();
+        let mut digits = *b"000000Z";
+        for d in digits[..6].iter_mut().rev() {
+            *d = b'0' + (micros % 10) as u8;
+            micros /= 10;
+        }
+        out.extend_from_slice(&digits);
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = Vec::with_capacity(32);
+        self.write_to(&mut text);
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
     }
 }
 
