@@ -2,6 +2,7 @@
 
 pub mod authority;
 pub mod crumbs;
+pub mod spare;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, request::Parts};
 use compact_str::CompactString;

@@ -89,7 +89,8 @@ impl Proxy {
         // refuses such a head as well (`crates/policy/tests/head_refused.rs`): its head is
         // then read once, not twice.
         // The head is copied into the policy's request once; the body moves in after it.
-        let mut request = crate::convert::to_policy_owning(&parts, Bytes::new(), Mode::Proxy);
+        let mut request =
+            crate::convert::spare::to_policy_reusing(&parts, Bytes::new(), Mode::Proxy);
         let limit = route.max_body_bytes as usize;
         let mut body = body;
         let arrived = match arrived(&mut body, limit) {
@@ -118,6 +119,8 @@ impl Proxy {
             Ok(outgoing) => outgoing,
             Err(problem) => return passed.audited(problem.into_response()),
         };
+        // The evaluated head's buffers serve the thread's next request.
+        crate::convert::spare::recycle(std::mem::take(&mut passed.request));
         let sent = (peer.as_ref(), trusted, passed.decision, id.as_ref());
         let response = match (handshake, upstream.authority()) {
             (Some(handshake), Some(authority)) => match upstream.request(parts, outgoing, sent) {
