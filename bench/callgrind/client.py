@@ -10,8 +10,9 @@ port, n, kind = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 SENTENCE = ("Voix ambiguë d’un cœur qui, au zéphyr, préfère les jattes de kiwis. "
             "Ξεσκεπάζω την ψυχοφθόρα βδελυγμία. 我能吞下玻璃而不伤身体。 "
             "나는 유리를 먹을 수 있어요. Great job 👍🎉😀 ")
-if kind == "json":
-    text = SENTENCE * (16 * 1024 // len(SENTENCE.encode()))
+if kind in ("json", "json1m"):
+    size = 16 * 1024 if kind == "json" else 1024 * 1024
+    text = SENTENCE * (size // len(SENTENCE.encode()))
     body = ('{"text":"%s"}' % text).encode()
     req = (b"POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
            b"Content-Length: %d\r\n\r\n" % len(body)) + body

@@ -5,7 +5,9 @@ callgrind, as bench/callgrind.sh runs it, after 200 and 2 200 requests, annotate
 growth of its function's inclusive count over 2 000 requests, per request. Stages nest (the
 indentation); a function inlined away reads 0.
 
-usage: python3 bench/callgrind/stages.py DIR KIND     (KIND: get | json)
+usage: python3 bench/callgrind/stages.py DIR KIND [BINARY]    (KIND: get | json)
+  With BINARY, the files are DIR/BINARY.KIND.N.inc, as `KEEP=DIR bash bench/callgrind.sh` keeps
+  them (BINARY is the binary's file name, e.g. utf8gate).
 """
 import re
 import sys
@@ -37,7 +39,8 @@ def load(p):
             d[m.group(2)] = max(d[m.group(2)], n)
     return d
 folder, kind = sys.argv[1], sys.argv[2]
-a, b = load(f'{folder}/{kind}.200.inc'), load(f'{folder}/{kind}.2200.inc')
+prefix = f'{folder}/{sys.argv[3]}.{kind}' if len(sys.argv) > 3 else f'{folder}/{kind}'
+a, b = load(f'{prefix}.200.inc'), load(f'{prefix}.2200.inc')
 def per(pattern):
     best = 0
     for k, v in b.items():
