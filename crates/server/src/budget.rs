@@ -34,6 +34,11 @@ const UNIT: u64 = 1024;
 /// The smallest step by which a buffer without a declared length grows.
 const MIN_GROWTH: usize = 64 * 1024;
 
+/// What a buffer of `capacity` bytes is charged: [`EVALUATION_FACTOR`] times its bytes.
+fn cost(capacity: usize) -> u64 {
+    (capacity as u64).saturating_mul(EVALUATION_FACTOR)
+}
+
 /// KiB to hold `bytes`, rounded up.
 fn units(bytes: u64) -> u64 {
     bytes.div_ceil(UNIT)
@@ -198,6 +203,9 @@ pub struct Buffer {
     bytes: Vec<u8>,
     charge: Charge,
     limit: usize,
+    /// The declared length, charged already, allocated at the first append (a body that
+    /// arrives in one frame is kept as it is: [`Buffer::whole`], nothing allocated).
+    declared: usize,
 }
 
 impl Buffer {
@@ -207,16 +215,20 @@ impl Buffer {
             bytes: Vec::new(),
             charge: budget.empty(),
             limit,
+            declared: 0,
         }
     }
 
-    /// Room for a declared length of `declared` bytes (at most the limit), charged first.
+    /// Room for a declared length of `declared` bytes (at most the limit), charged now and
+    /// allocated at the first append.
     pub async fn declare(&mut self, declared: u64) -> Result<(), Problem> {
         let declared = usize::try_from(declared).unwrap_or(usize::MAX);
         if declared > self.limit {
             return Err(Problem::too_large(self.limit as u64));
         }
-        self.reserve(declared).await
+        self.charge.cover(cost(declared)).await?;
+        self.declared = declared;
+        Ok(())
     }
 
     /// Bytes that can still be appended within the limit.
@@ -232,10 +244,13 @@ impl Buffer {
         }
         let needed = self.bytes.len() + data.len();
         if needed > self.bytes.capacity() {
-            let grown = (self.bytes.capacity().saturating_mul(2))
-                .max(MIN_GROWTH)
-                .max(needed)
-                .min(self.limit);
+            let grown = match self.bytes.capacity() == 0 && self.declared >= needed {
+                true => self.declared,
+                false => (self.bytes.capacity().saturating_mul(2))
+                    .max(MIN_GROWTH)
+                    .max(needed)
+                    .min(self.limit),
+            };
             self.reserve(grown).await?;
         }
         self.bytes.extend_from_slice(data);
@@ -244,9 +259,7 @@ impl Buffer {
 
     /// Makes the capacity at least `capacity` bytes, charged before the allocation.
     async fn reserve(&mut self, capacity: usize) -> Result<(), Problem> {
-        let factor = usize::try_from(EVALUATION_FACTOR).unwrap_or(usize::MAX);
-        let cost = capacity.saturating_mul(factor) as u64;
-        self.charge.cover(cost).await?;
+        self.charge.cover(cost(capacity)).await?;
         let more = capacity.saturating_sub(self.bytes.len());
         self.bytes.reserve_exact(more);
         Ok(())
@@ -266,15 +279,11 @@ impl Buffer {
     /// `data`, all of a body that arrived in one piece, kept as it is instead of copied into
     /// this (empty) buffer: the limit holds as for [`Buffer::extend`], and the charge covers
     /// `data` as it would cover a buffer of its length.
-    pub async fn whole(mut self, data: bytes::Bytes) -> Result<(bytes::Bytes, Charge), Problem> {
+    pub async fn whole(self, data: bytes::Bytes) -> Result<(bytes::Bytes, Charge), Problem> {
         if data.len() > self.room() {
             return Err(Problem::too_large(self.limit as u64));
         }
-        let factor = usize::try_from(EVALUATION_FACTOR).unwrap_or(usize::MAX);
-        let cost = data.len().saturating_mul(factor) as u64;
-        self.charge.cover(cost).await?;
-        // What `declare` reserved for a declared length is not needed.
-        self.bytes = Vec::new();
+        self.charge.cover(cost(data.len())).await?;
         Ok((data, self.charge))
     }
 }
