@@ -132,11 +132,11 @@ http {
 EOF
 TLS_NGINX=$(command -v nginx || echo /usr/sbin/nginx)  # the EXIT trap stops it from here on
 "$TLS_NGINX" -c "$TLSD/nginx/nginx.conf" -p "$TLSD/nginx"
-env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
+setsid env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
     --proxy-addr 127.0.0.1:${TLSPORT[utf8gate]} --api-addr 127.0.0.1:18445 --admin-addr 127.0.0.1:18446 \
     --config "$TLSD/utf8gate.toml" 2>/dev/null &
 TLS_UG_PID=$!
-env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
+setsid env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
     --proxy-addr 127.0.0.1:${PLAINPORT[utf8gate]} --api-addr 127.0.0.1:18449 --admin-addr 127.0.0.1:18450 \
     2>/dev/null &
 PLAIN_UG_PID=$!

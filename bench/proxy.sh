@@ -39,6 +39,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# wrk's latencies (790.00us, 2.95ms, 1.02s) in milliseconds.
+to_ms() { awk '{v=$1+0; if ($1 ~ /us$/) v/=1000; else if ($1 ~ /[0-9]s$/ && $1 !~ /ms$/) v*=1000; printf "%.2f", v}'; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 cp -r "$ROOT/../shared/peers/modsec" "$WORK/modsec"; chmod -R u+w "$WORK/modsec"
 cd "$WORK/modsec"
@@ -48,14 +50,17 @@ PEER_RUN_DIR="$WORK/run" ./start.sh --pl 1 --allow-text-plain >/dev/null
 if [ "$ONLY" = tls ]; then . "$ROOT/bench/proxy-tls.sh"; exit 0; fi
 (cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate --example floor_proxy)
 THREADS=$(nproc)
-"$ROOT/target/release/examples/floor_proxy" 127.0.0.1:18074 http://127.0.0.1:18081 "$THREADS" &
+# Each server in a session of its own, as nginx is (it daemonizes): the kernel's autogroup
+# scheduler shares the CPU between sessions first, so a server started in wrk's session would
+# share wrk's share, and its p99 would show wrk's load (docs/BENCHMARKS.md, "The p99 tail").
+setsid "$ROOT/target/release/examples/floor_proxy" 127.0.0.1:18074 http://127.0.0.1:18081 "$THREADS" &
 FLOOR_PID=$!
-env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
+setsid env -u UTF8GATE_LOG_LEVEL "$ROOT/target/release/utf8gate" serve --upstream http://127.0.0.1:18081 \
     --proxy-addr 127.0.0.1:18084 --api-addr 127.0.0.1:18085 --admin-addr 127.0.0.1:18086 2>/dev/null &
 UG_PID=$!
 TARGETS=(nginx floor utf8gate)
 if [ -n "${BASELINE:-}" ]; then
-  env -u UTF8GATE_LOG_LEVEL "$BASELINE" serve --upstream http://127.0.0.1:18081 \
+  setsid env -u UTF8GATE_LOG_LEVEL "$BASELINE" serve --upstream http://127.0.0.1:18081 \
       --proxy-addr 127.0.0.1:18094 --api-addr 127.0.0.1:18095 --admin-addr 127.0.0.1:18096 2>/dev/null &
   BASE_PID=$!
   TARGETS+=(baseline)
@@ -78,21 +83,22 @@ for rep in $(seq 1 "$REPS"); do
       rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
       RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
       echo "rep $rep $name $t: $rps req/s, p50 $(grep -E '^ +50%' <<<"$out" | awk '{print $2}'), p99 $(grep -E '^ +99%' <<<"$out" | awk '{print $2}')" >&2
-      P50[$name.$t]=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}')
-      P99[$name.$t]=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
+      P50[$name.$t]="${P50[$name.$t]:-} $(grep -E '^ +50%' <<<"$out" | awk '{print $2}' | to_ms)"
+      P99[$name.$t]="${P99[$name.$t]:-} $(grep -E '^ +99%' <<<"$out" | awk '{print $2}' | to_ms)"
       sleep 2
     done
   done
 done
-echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | utf8gate / floor | nginx p50 / p99 | floor p50 / p99 | utf8gate p50 / p99 |"
+echo "| workload | nginx req/s | floor req/s | utf8gate req/s | floor / nginx | utf8gate / nginx | utf8gate / floor | nginx p50 / p99 (medians) | floor p50 / p99 | utf8gate p50 / p99 |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   n=$(median <<<"${RPS[$name.nginx]}"); f=$(median <<<"${RPS[$name.floor]}"); u=$(median <<<"${RPS[$name.utf8gate]}")
   printf '| %s | %s | %s | %s | %.2f× | %.2f× | %.2f× | %s / %s | %s / %s | %s / %s |\n' "$name" "$n" "$f" "$u" \
     "$(echo "$f / $n" | bc -l)" "$(echo "$u / $n" | bc -l)" "$(echo "$u / $f" | bc -l)" \
-    "${P50[$name.nginx]}" "${P99[$name.nginx]}" "${P50[$name.floor]}" "${P99[$name.floor]}" \
-    "${P50[$name.utf8gate]}" "${P99[$name.utf8gate]}"
+    "$(median <<<"${P50[$name.nginx]}")ms" "$(median <<<"${P99[$name.nginx]}")ms" \
+    "$(median <<<"${P50[$name.floor]}")ms" "$(median <<<"${P99[$name.floor]}")ms" \
+    "$(median <<<"${P50[$name.utf8gate]}")ms" "$(median <<<"${P99[$name.utf8gate]}")ms"
 done
 # HTTP/2 (h2c, prior knowledge): a second nginx with an h2c listener in front of the same upstream.
 command -v h2load >/dev/null || apt-get install -y -q --no-install-recommends nghttp2-client >/dev/null

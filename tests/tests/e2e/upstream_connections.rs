@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use utf8gate_e2e::{Gateway, exchange, get};
+use utf8gate_e2e::{Gateway, RawConn, exchange, get};
 
 /// How the counting upstream ends its connections.
 #[derive(Clone, Copy)]
@@ -169,6 +169,38 @@ async fn a_connection_idle_longer_than_the_idle_timeout_is_not_reused() {
 
     assert_eq!(upstream.answers(), 3);
     assert_eq!(upstream.connections(), 2);
+}
+
+/// Two proxy threads and four client connections opened one after the other, each used before
+/// the next is opened: every thread serves two (the fewest-connections rule of
+/// `listen::serve::balance`), which the upstream sees as one kept-alive connection per thread's
+/// pool when the clients then take turns. Without the rule, the thread that wakes first may take
+/// them all (one upstream connection), or three of four.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_connections_are_spread_evenly_over_the_proxy_threads() {
+    let upstream = Counting::start(Closing::Never).await;
+    let gw = Gateway::start("[listen]\nproxy_threads = 2\n", Some(&upstream.url)).await;
+    let mut clients = Vec::new();
+    for i in 0..4 {
+        let mut conn = RawConn::connect(gw.proxy).await.unwrap();
+        conn.write(&get(&format!("/open{i}"))).await.unwrap();
+        let response = conn.read_response(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(response.status, 200, "client {i}: {response:?}");
+        clients.push(conn);
+    }
+    for round in 0..3 {
+        for (i, conn) in clients.iter_mut().enumerate() {
+            conn.write(&get(&format!("/r{round}.{i}"))).await.unwrap();
+            let response = conn.read_response(Duration::from_secs(10)).await.unwrap();
+            assert_eq!(response.status, 200, "round {round}, client {i}");
+        }
+    }
+    assert_eq!(upstream.answers(), 16);
+    assert_eq!(
+        upstream.connections(),
+        2,
+        "one upstream connection per proxy thread: two client connections on each thread"
+    );
 }
 
 // New upstream connection tests go here.

@@ -26,8 +26,10 @@ use crate::listen::peer::Peer;
 use crate::ops::config::Http2;
 use crate::tls::LiveTls;
 
+mod balance;
 mod handshake;
 mod signals;
+mod threads;
 mod upgradeable;
 pub use signals::{hangups, signal};
 pub use upgradeable::Draining;
@@ -128,6 +130,8 @@ pub struct Serving {
     grace: Duration,
     /// The certificates of a TLS listener; `None`: cleartext.
     tls: Option<Arc<LiveTls>>,
+    /// This thread's place among the listener's serving threads, when it has several.
+    seat: Option<balance::Seat>,
 }
 
 /// The connection builders: HTTP/1.1 always, h2c on the listeners that serve it.
@@ -196,6 +200,7 @@ pub async fn run(
         stop: stop_rx.clone(),
         grace,
         tls: None,
+        seat: None,
     };
     let mut done = Vec::new();
     for listener in listeners {
@@ -229,6 +234,7 @@ pub async fn run(
                 continue;
             }
         };
+        let mut seats = balance::Balance::seats(threads).into_iter();
         for n in 0..threads {
             let socket = match shared.try_clone() {
                 Ok(s) => s,
@@ -237,33 +243,13 @@ pub async fn run(
                     break;
                 }
             };
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            let (serves, serving) = (serves.clone(), serving.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("utf8gate-{name}-{n}"))
-                .spawn(move || {
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build();
-                    match runtime {
-                        Ok(rt) => rt.block_on(async move {
-                            match TcpListener::from_std(socket) {
-                                Ok(socket) => (serves.0)(name, socket, serving).await,
-                                Err(e) => {
-                                    tracing::error!(listener = name, error = %e, "cannot register the socket");
-                                }
-                            }
-                        }),
-                        Err(e) => {
-                            tracing::error!(listener = name, error = %e, "cannot start a runtime");
-                        }
-                    }
-                    let _ = tx.send(());
-                });
-            match spawned {
-                Ok(_) => done.push(rx),
-                Err(e) => tracing::error!(listener = name, error = %e, "cannot start a thread"),
-            }
+            let serving = Serving {
+                seat: seats.next().filter(|_| threads > 1),
+                ..serving.clone()
+            };
+            let serves = serves.clone();
+            let serve = move |socket| (serves.0)(name, socket, serving);
+            done.extend(threads::start(name, n, socket, serve));
         }
     }
     shutdown.await;
@@ -285,9 +271,15 @@ where
     S::Future: Send + 'static,
 {
     let graceful = GracefulShutdown::new();
+    let seat = serving.seat.take().map(balance::Seat::join);
     loop {
         let accepted = tokio::select! {
-            a = socket.accept() => a,
+            a = async {
+                if let Some(seat) = &seat {
+                    seat.turn().await;
+                }
+                socket.accept().await
+            } => a,
             _ = serving.stop.changed() => break,
         };
         let (stream, peer) = match accepted {
@@ -319,7 +311,9 @@ where
         };
         let (http, watcher) = (serving.http.clone(), graceful.watcher());
         let (stop, tls) = (serving.stop.clone(), serving.tls.clone());
+        let counted = seat.as_ref().map(balance::Accepting::opened);
         spawn_connection(name, async move {
+            let _counted = counted;
             let timeout = http.header_timeout;
             let Some(tls) = tls else {
                 // The first bytes tell h2c (its preface) from HTTP/1, within the head's time.
