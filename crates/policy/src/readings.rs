@@ -51,7 +51,7 @@ pub(crate) fn json_in_values(profile: &crate::profile::Profile, out: &mut Decomp
         })
         .map(|f| (f.location.clone(), f.bytes.to_vec()))
         .collect();
-    let Some(sniffed) = json_body::READING.sniffed else {
+    let Some(sniffed) = json_body::READING.sniffed.filter(|_| !values.is_empty()) else {
         return;
     };
     let untyped = crate::request::ContentType::parse(b"");
