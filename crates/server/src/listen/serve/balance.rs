@@ -162,6 +162,19 @@ mod tests {
     }
 
     #[test]
+    fn a_thread_may_lead_by_an_eighth_of_its_own_connections() {
+        let seats = joined(2);
+        let mut held: Vec<Counted> = (0..16).map(|_| seats[1].opened()).collect();
+        held.extend((0..17).map(|_| seats[0].opened()));
+        assert!(ready(&seats[0]), "17 against 16: within 17 / 8");
+        held.push(seats[0].opened());
+        assert!(ready(&seats[0]), "18 against 16: within 18 / 8");
+        held.push(seats[0].opened());
+        assert!(!ready(&seats[0]), "19 against 16: beyond 19 / 8");
+        assert!(ready(&seats[1]));
+    }
+
+    #[test]
     fn a_thread_that_is_not_accepting_holds_no_other_back() {
         let mut seats = Balance::seats(3).into_iter();
         let (first, second) = (seats.next().unwrap().join(), seats.next().unwrap());
