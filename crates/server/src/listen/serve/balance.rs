@@ -2,8 +2,9 @@
 //! socket, and the kernel wakes every one of them for a new connection: the first awake takes it,
 //! and a burst of connects (a client's pool opening, a load balancer's) can land mostly on one
 //! thread. Each thread then serves its connections alone, so the loaded one queues requests while
-//! the other idles: measured with 32 keep-alive connections on two threads, splits as uneven as
-//! 4 / 29, and a p99 latency of 5–27 ms against 2–3 ms for nginx (`docs/BENCHMARKS.md`).
+//! the other idles. Measured (`docs/BENCHMARKS.md`): 32 keep-alive connections on two threads
+//! split as unevenly as 4 / 29, and two connections posting 1 MiB bodies landed on one thread in
+//! two runs of five, at half the rate.
 //!
 //! The rule: a thread accepts only while it serves no more connections than the least loaded
 //! thread of its listener, and waits otherwise until a count changes. That is Envoy's
