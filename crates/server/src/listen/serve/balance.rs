@@ -24,8 +24,8 @@ use tokio::sync::Notify;
 /// above every serving thread's, so that it never holds the others back.
 pub(crate) struct Balance {
     live: Box<[AtomicUsize]>,
-    /// Signalled whenever a count changes.
-    changed: Notify,
+    /// Each thread's wake-up, signalled when a change of count may let it accept.
+    wake: Box<[Notify]>,
 }
 
 /// How far ahead of the least loaded thread a thread may be and still accept: by its own count
@@ -42,7 +42,7 @@ impl Balance {
     pub(crate) fn seats(threads: usize) -> Vec<Seat> {
         let balance = Arc::new(Balance {
             live: (0..threads).map(|_| AtomicUsize::new(ABSENT)).collect(),
-            changed: Notify::new(),
+            wake: (0..threads).map(|_| Notify::new()).collect(),
         });
         (0..threads)
             .map(|me| Seat {
@@ -52,13 +52,27 @@ impl Balance {
             .collect()
     }
 
-    /// Adds `n` to thread `me`'s count (subtracts it if not `up`) and wakes the waiting threads.
+    /// Adds `n` to thread `me`'s count (subtracts it if not `up`) and wakes the threads the
+    /// change may let accept. Whether a thread may accept depends on its own count and the
+    /// least: a count that falls can only let its own thread accept, and one that rises can
+    /// raise the least only if it was the least, so the others are woken only then (a change
+    /// per connection, not a wake-up of every thread per connection).
     fn add(&self, me: usize, n: usize, up: bool) {
-        match up {
-            true => self.live[me].fetch_add(n, Ordering::Relaxed),
-            false => self.live[me].fetch_sub(n, Ordering::Relaxed),
-        };
-        self.changed.notify_waiters();
+        if !up {
+            self.live[me].fetch_sub(n, Ordering::Relaxed);
+            self.wake[me].notify_waiters();
+            return;
+        }
+        let was = self.live[me].fetch_add(n, Ordering::Relaxed);
+        let others = self.live.iter().enumerate().filter(|&(i, _)| i != me);
+        if others
+            .clone()
+            .all(|(_, c)| was <= c.load(Ordering::Relaxed))
+        {
+            for (i, _) in others {
+                self.wake[i].notify_waiters();
+            }
+        }
     }
 }
 
@@ -93,7 +107,7 @@ impl Accepting {
     /// Returns once this thread may accept: when it is among the least loaded.
     pub(crate) async fn turn(&self) {
         loop {
-            let changed = self.0.balance.changed.notified();
+            let changed = self.0.balance.wake[self.0.me].notified();
             let mut changed = std::pin::pin!(changed);
             // Registered before the test, so that a change between the two is not missed.
             changed.as_mut().enable();
@@ -210,6 +224,22 @@ mod tests {
             .expect("woken")
             .expect("no panic");
         drop((held, other));
+    }
+
+    #[tokio::test]
+    async fn a_waiting_thread_is_woken_when_one_of_its_own_connections_ends() {
+        let mut seats = joined(2).into_iter();
+        let (first, second) = (seats.next().unwrap(), seats.next().unwrap());
+        let held = first.opened();
+        let waiting = tokio::spawn(async move { first.turn().await });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "thread 0 serves more: it waits");
+        drop(held);
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("woken")
+            .expect("no panic");
+        drop(second);
     }
 
     #[test]
