@@ -51,7 +51,10 @@ pub(crate) fn json_in_values(profile: &crate::profile::Profile, out: &mut Decomp
         })
         .map(|f| (f.location.clone(), f.bytes.to_vec()))
         .collect();
-    let Some(sniffed) = json_body::READING.sniffed.filter(|_| !values.is_empty()) else {
+    if values.is_empty() {
+        return;
+    }
+    let Some(sniffed) = json_body::READING.sniffed else {
         return;
     };
     let untyped = crate::request::ContentType::parse(b"");
