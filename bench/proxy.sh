@@ -82,9 +82,10 @@ for rep in $(seq 1 "$REPS"); do
       [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; exit 1; }
       rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
       RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
-      echo "rep $rep $name $t: $rps req/s, p50 $(grep -E '^ +50%' <<<"$out" | awk '{print $2}'), p99 $(grep -E '^ +99%' <<<"$out" | awk '{print $2}')" >&2
-      P50[$name.$t]="${P50[$name.$t]:-} $(grep -E '^ +50%' <<<"$out" | awk '{print $2}' | to_ms)"
-      P99[$name.$t]="${P99[$name.$t]:-} $(grep -E '^ +99%' <<<"$out" | awk '{print $2}' | to_ms)"
+      p50=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}'); p99=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
+      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99" >&2
+      P50[$name.$t]="${P50[$name.$t]:-} $(to_ms <<<"$p50")"
+      P99[$name.$t]="${P99[$name.$t]:-} $(to_ms <<<"$p99")"
       sleep 2
     done
   done
