@@ -4,8 +4,9 @@
 //!
 //! The rule lives here once: a rejection is refused only when enforced (monitor mode forwards
 //! it), with the status of its use; the verdict's metrics are recorded; large or coded bodies
-//! are evaluated off the async threads, holding the request's memory [`Charge`] until they are
-//! done (the request's future may be dropped first, by the timeout).
+//! are evaluated off the async threads, a bounded number at once ([`Evaluations`]), holding the
+//! request's memory [`Charge`] until they are done (the request's future may be dropped first,
+//! by the timeout).
 
 use std::sync::Arc;
 
@@ -20,6 +21,10 @@ use crate::ops::config::Config;
 use crate::ops::metrics::Metrics;
 use crate::problem::{Problem, ProblemKind, reject_status};
 use crate::routes::Route;
+
+mod blocking;
+
+pub use blocking::Evaluations;
 
 /// How the request under evaluation is used, which sets its mode and how a rejection is
 /// answered.
@@ -103,16 +108,20 @@ pub struct Gate {
     metrics: Metrics,
     /// The instance's default profile, looked up once.
     default: Option<Arc<Profile>>,
+    /// The places of the evaluations run off the async threads (the process's).
+    evaluations: Evaluations,
 }
 
 impl Gate {
-    /// The gate of `config`, recording into `metrics`.
-    pub fn new(config: Arc<Config>, metrics: Metrics) -> Gate {
+    /// The gate of `config`, recording into `metrics`, evaluating large and coded bodies in
+    /// the places of `evaluations`.
+    pub fn new(config: Arc<Config>, metrics: Metrics, evaluations: Evaluations) -> Gate {
         let default = config.profiles.get(&config.profile).cloned().map(Arc::new);
         Gate {
             config,
             metrics,
             default,
+            evaluations,
         }
     }
 
@@ -140,7 +149,7 @@ impl Gate {
         request: Request,
         charge: &Charge,
     ) -> Result<Passed, Problem> {
-        let (evaluation, request) = evaluate(profile, usage, request, charge).await?;
+        let (evaluation, request) = self.evaluate(profile, usage, request, charge).await?;
         let verdict = evaluation.verdict;
         let decision = verdict.decision;
         let refused = decision == Decision::Reject && verdict.enforced;
@@ -196,7 +205,7 @@ impl Gate {
         upload: Request,
         charge: &Charge,
     ) -> Result<(Passed, Option<Request>), Problem> {
-        let (evaluation, request) = evaluate(profile, Use::Scan, upload, charge).await?;
+        let (evaluation, request) = self.evaluate(profile, Use::Scan, upload, charge).await?;
         let verdict = evaluation.verdict;
         let passed = Passed {
             record: self.record(Mode::Scan, &verdict, None),
@@ -241,46 +250,47 @@ impl Gate {
         };
         Problem::rejected(status, verdict)
     }
-}
 
-/// Evaluates, off the async threads when the body is large or coded (a coded body may decode
-/// to far more than it is), handing the request back. A coded body is charged as if it were
-/// as large as the profile lets it decode (`max_decoded_bytes`, at most `max_body_bytes`):
-/// a small gzip body can decode to megabytes. The blocking evaluation holds a clone of
-/// `charge` until it ends.
-async fn evaluate(
-    profile: &Profile,
-    usage: Use,
-    request: Request,
-    charge: &Charge,
-) -> Result<(utf8gate_policy::Evaluation, Request), Problem> {
-    let run = move |profile: &Profile, request: Request| {
-        let evaluation = match usage {
-            Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
-            Use::Proxy | Use::Authz | Use::ExtProc => utf8gate_policy::evaluate(profile, &request),
+    /// Evaluates, off the async threads when the body is large or coded (a coded body may
+    /// decode to far more than it is), in one of the gate's places ([`Evaluations`]), handing
+    /// the request back. A coded body is charged as if it were as large as the profile lets
+    /// it decode (`max_decoded_bytes`, at most `max_body_bytes`): a small gzip body can decode
+    /// to megabytes. The blocking evaluation holds a clone of `charge` until it ends.
+    async fn evaluate(
+        &self,
+        profile: &Profile,
+        usage: Use,
+        request: Request,
+        charge: &Charge,
+    ) -> Result<(utf8gate_policy::Evaluation, Request), Problem> {
+        let run = move |profile: &Profile, request: Request| {
+            let evaluation = match usage {
+                Use::Scan | Use::Sanitize => utf8gate_policy::evaluate_upload(profile, &request),
+                Use::Proxy | Use::Authz | Use::ExtProc => {
+                    utf8gate_policy::evaluate(profile, &request)
+                }
+            };
+            (evaluation, request)
         };
-        (evaluation, request)
-    };
-    let coded = utf8gate_policy::coding::is_coded(&request);
-    // The expansion ratio is checked only at the end: a body may decode up to the limit first.
-    if coded && !request.body.is_empty() {
-        let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
-        charge
-            .cover(decoded.saturating_mul(EVALUATION_FACTOR))
-            .await?;
-    }
-    if request.body.len() < 64 * 1024 && !coded {
-        return Ok(run(profile, request));
-    }
-    let profile = profile.clone();
-    let held = charge.clone();
-    let blocking = move || {
-        let evaluated = run(&profile, request);
-        drop(held);
-        evaluated
-    };
-    match tokio::task::spawn_blocking(blocking).await {
-        Ok(e) => Ok(e),
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
+        let coded = utf8gate_policy::coding::is_coded(&request);
+        // The expansion ratio is checked only at the end: a body may decode up to the limit
+        // first.
+        if coded && !request.body.is_empty() {
+            let decoded = request.body.len().max(profile.limits.max_decoded_bytes) as u64;
+            charge
+                .cover(decoded.saturating_mul(EVALUATION_FACTOR))
+                .await?;
+        }
+        if request.body.len() < 64 * 1024 && !coded {
+            return Ok(run(profile, request));
+        }
+        let profile = profile.clone();
+        let held = charge.clone();
+        let blocking = move || {
+            let evaluated = run(&profile, request);
+            drop(held);
+            evaluated
+        };
+        Ok(self.evaluations.run(blocking).await)
     }
 }

@@ -1,6 +1,6 @@
 //! What the listeners share: the live configuration (one [`Snapshot`] of the configuration
 //! and what derives from it, swapped whole by a reload: `crate::ops::reload`), the metrics, the
-//! memory budget and the WebSocket tunnels' cap.
+//! memory budget, the blocking evaluations' places and the WebSocket tunnels' cap.
 //!
 //! A request loads the snapshot once, at its start (the first layer of its listener's stack
 //! puts it in the request's extensions: `crate::listen::carried::Current`), and uses that one to its end: a request
@@ -12,7 +12,7 @@ use arc_swap::ArcSwap;
 use axum::http::HeaderName;
 
 use crate::budget::Budget;
-use crate::gate::Gate;
+use crate::gate::{Evaluations, Gate};
 use crate::ops::config::{Config, Source};
 use crate::ops::metrics::Metrics;
 use crate::tls::LiveTls;
@@ -32,10 +32,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The snapshot of `config`, its gate recording into `metrics`.
-    pub fn new(config: Config, metrics: &Metrics) -> Snapshot {
+    /// The snapshot of `config`, its gate recording into `metrics` and evaluating large and
+    /// coded bodies in the places of `evaluations`.
+    pub fn new(config: Config, metrics: &Metrics, evaluations: &Evaluations) -> Snapshot {
         let config = Arc::new(config);
-        let gate = Gate::new(config.clone(), metrics.clone());
+        let gate = Gate::new(config.clone(), metrics.clone(), evaluations.clone());
         let names = gate
             .profile(None)
             .map_or(&[][..], |p| &p.readings.path_override_headers[..]);
@@ -79,6 +80,9 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The memory budget of buffered bodies, one for every listener.
     pub budget: Budget,
+    /// The places of the evaluations run off the async threads
+    /// (`limits.max_concurrent_evaluations`), one set for the process.
+    pub evaluations: Evaluations,
     /// The WebSocket tunnels that may still open (`websocket.max_tunnels`), one permit each.
     pub tunnels: Arc<tokio::sync::Semaphore>,
     /// What a reload reads again, and the lock that makes reloads one at a time.
@@ -111,12 +115,17 @@ impl AppState {
             refusals,
         );
         let tunnels = Arc::new(tokio::sync::Semaphore::new(config.websocket.max_tunnels));
-        let snapshot = Snapshot::new(config, &metrics);
+        let evaluations = Evaluations::new(
+            config.max_concurrent_evaluations,
+            metrics.evaluations().clone(),
+        );
+        let snapshot = Snapshot::new(config, &metrics, &evaluations);
         AppState {
             live: Live(Arc::new(ArcSwap::from_pointee(snapshot))),
             reloading: Arc::default(),
             tls: None,
             tunnels,
+            evaluations,
             budget,
             metrics,
         }

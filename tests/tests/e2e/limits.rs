@@ -245,3 +245,51 @@ async fn max_concurrent_requests_is_per_listener_on_the_api() {
 }
 
 // New limit tests go here.
+
+/// Large bodies are evaluated one at a time with `max_concurrent_evaluations = 1`: every one
+/// of many sent at once is still answered as alone (the clean forwarded whole, the malformed
+/// refused and not forwarded), and the places' gauges are exported and back at 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_bodies_wait_for_an_evaluation_place_and_are_each_judged() {
+    let upstream = Upstream::start().await;
+    let config = "[limits]\nmax_concurrent_evaluations = 1\n";
+    let gw = Gateway::start(config, Some(&upstream.url())).await;
+    let metrics = gw.metrics().await;
+    assert_eq!(metrics.value("utf8gate_blocking_evaluations_limit"), 1.0);
+    let headers: &[(&str, &[u8])] = &[("content-type", b"text/plain; charset=utf-8")];
+    let mut sent = tokio::task::JoinSet::new();
+    for i in 0..6u8 {
+        // 256 KiB of Greek and ASCII (past the 64 KiB that sends a body off the async
+        // threads); the fourth ends with the overlong "/../" of RFC 3629 §10.
+        let mut body = "καλημέρα κόσμε, ".repeat(256 * 1024 / 28).into_bytes();
+        body.push(b'0' + i);
+        if i == 3 {
+            body.extend_from_slice(b"/\xC0\xAE./");
+        }
+        let bytes = request("POST", &format!("/big/{i}"), headers, &body);
+        let proxy = gw.proxy;
+        sent.spawn(async move { (i, body, exchange(proxy, &bytes).await) });
+    }
+    let mut clean = Vec::new();
+    while let Some(done) = sent.join_next().await {
+        let (i, body, response) = done.unwrap();
+        if i == 3 {
+            assert_problem(&response, 400, "rejected");
+        } else {
+            assert_eq!(response.status, 200, "{i}: {}", response.text());
+            clean.push(body);
+        }
+    }
+    let mut forwarded: Vec<Vec<u8>> = upstream.records().into_iter().map(|r| r.body).collect();
+    forwarded.sort();
+    clean.sort();
+    assert_eq!(
+        forwarded, clean,
+        "the clean bodies, each whole, and not the malformed one"
+    );
+    let metrics = gw.metrics().await;
+    for state in ["running", "waiting"] {
+        let key = format!("utf8gate_blocking_evaluations{{state=\"{state}\"}}");
+        assert_eq!(metrics.value(&key), 0.0, "{key}");
+    }
+}

@@ -11,6 +11,7 @@ use utf8gate_policy::{Action, Mode, Verdict};
 
 use indexed::{ByIndex, DECISIONS, PROTOCOLS};
 
+mod evaluations;
 mod indexed;
 mod reload;
 mod text;
@@ -18,6 +19,7 @@ mod tls;
 mod upstream;
 mod websocket;
 
+pub use evaluations::EvaluationMetrics;
 pub use reload::ReloadMetrics;
 pub use tls::{HANDSHAKE_FAILURES, TlsMetrics};
 pub use upstream::UpstreamError;
@@ -50,6 +52,7 @@ struct Inner {
     budget_refusals: IntCounter,
     websocket: WebSocketMetrics,
     reloads: ReloadMetrics,
+    evaluations: EvaluationMetrics,
     tls: TlsMetrics,
     /// Series of `requests` (each mode's default route, by mode and decision),
     /// `inspected_bytes` (by class), `duration` (by mode), `protocols`, by index.
@@ -208,6 +211,7 @@ impl Metrics {
         let websocket = WebSocketMetrics::register(&registry);
         let inner = Inner {
             reloads: ReloadMetrics::register(&registry),
+            evaluations: EvaluationMetrics::register(&registry),
             tls: TlsMetrics::register(&registry),
             websocket,
             not_text: text::counter(&registry),
@@ -346,6 +350,11 @@ impl Metrics {
     /// The configuration reloads' series.
     pub fn reloads(&self) -> &ReloadMetrics {
         &self.inner.reloads
+    }
+
+    /// The blocking evaluations' series.
+    pub fn evaluations(&self) -> &EvaluationMetrics {
+        &self.inner.evaluations
     }
 
     /// The in-flight gauge.

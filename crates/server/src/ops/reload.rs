@@ -18,7 +18,7 @@ use crate::state::{AppState, Snapshot};
 use crate::tls::LiveTls;
 
 /// Every key a reload may not change, with what binds it at start-up.
-pub const RESTART_ONLY: [(&str, &str); 33] = [
+pub const RESTART_ONLY: [(&str, &str); 34] = [
     ("listen.proxy_addr", "a bound socket"),
     ("listen.api_addr", "a bound socket"),
     ("listen.admin_addr", "a bound socket"),
@@ -47,6 +47,10 @@ pub const RESTART_ONLY: [(&str, &str); 33] = [
     (
         "limits.max_concurrent_requests",
         "the listeners' concurrency limits",
+    ),
+    (
+        "limits.max_concurrent_evaluations",
+        "the blocking evaluations' places",
     ),
     (
         "limits.request_timeout_seconds",
@@ -128,6 +132,7 @@ pub fn restart_only_changes(old: &Config, new: &Config) -> Vec<&'static str> {
         old.http2.max_pending_accept_reset_streams == new.http2.max_pending_accept_reset_streams,
         old.http2.max_local_error_reset_streams == new.http2.max_local_error_reset_streams,
         old.max_concurrent_requests == new.max_concurrent_requests,
+        old.max_concurrent_evaluations == new.max_concurrent_evaluations,
         old.request_timeout == new.request_timeout,
         old.max_scan_bytes == new.max_scan_bytes,
         old.max_buffered_bytes == new.max_buffered_bytes,
@@ -201,9 +206,11 @@ pub async fn reload(state: &AppState) -> Result<(), ReloadError> {
             }
             let (profile, routes) = (config.profile.clone(), config.routes.list().len());
             (state.metrics).routes(config.routes.list().iter().map(|r| r.name.as_str()));
-            state
-                .live
-                .store(Arc::new(Snapshot::new(config, &state.metrics)));
+            state.live.store(Arc::new(Snapshot::new(
+                config,
+                &state.metrics,
+                &state.evaluations,
+            )));
             metrics.succeeded();
             tracing::info!(profile, routes, "configuration reloaded");
             Ok(())

@@ -85,6 +85,7 @@ pub(super) struct RawLimits {
     pub(super) header_read_timeout_seconds: Spanned<f64>,
     pub(super) request_timeout_seconds: Spanned<f64>,
     pub(super) max_concurrent_requests: Spanned<u64>,
+    pub(super) max_concurrent_evaluations: Spanned<u64>,
     pub(super) max_concurrent_streams: Spanned<u64>,
     pub(super) h2_max_pending_accept_reset_streams: Spanned<u64>,
     pub(super) h2_max_local_error_reset_streams: Spanned<u64>,

@@ -151,7 +151,7 @@ mod doc_tests {
                 );
             }
         }
-        assert_eq!(keys, 68);
+        assert_eq!(keys, 69);
     }
 }
 

@@ -246,6 +246,12 @@ pub(super) fn validate(
             1,
             1 << 20,
         )? as usize,
+        max_concurrent_evaluations: limit(
+            "limits.max_concurrent_evaluations",
+            &l.max_concurrent_evaluations,
+            0,
+            4096,
+        )? as usize,
         http2: Http2 {
             enabled: listen.http2,
             max_concurrent_streams: limit(

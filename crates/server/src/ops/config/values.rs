@@ -72,6 +72,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Requests handled at once per listener.
     pub max_concurrent_requests: usize,
+    /// Evaluations of large or coded bodies run at once, for the process
+    /// (`limits.max_concurrent_evaluations` as set; 0: one per available core).
+    pub max_concurrent_evaluations: usize,
     /// The HTTP/2 settings of the proxy and API listeners (`listen.http2`, `[limits]`).
     pub http2: Http2,
     /// Speak h2c (prior knowledge) to the upstream (`upstream.http2`).
