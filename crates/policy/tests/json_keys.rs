@@ -173,6 +173,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Objects of up to 150 keys (past the few an object's keys are searched among as they
+    /// come), one inside another: a key given twice is `ambiguous_json_key` wherever its two
+    /// places are, first keys or last, inner object or outer, and distinct keys never are.
+    #[test]
+    fn a_key_twice_in_an_object_of_many_keys_is_found(
+        outer in 1usize..150,
+        inner in 1usize..150,
+        twice in prop::option::of((any::<bool>(), any::<prop::sample::Index>(), any::<prop::sample::Index>())),
+    ) {
+        let name = |i: usize| format!("{}{i}", ["k", "ключ", "鍵", "κλειδί"][i % 4]);
+        let mut outer_keys: Vec<String> = (0..outer).map(name).collect();
+        let mut inner_keys: Vec<String> = (0..inner).map(|i| name(i + 1000)).collect();
+        if let Some((in_inner, at, of)) = twice {
+            let keys = if in_inner { &mut inner_keys } else { &mut outer_keys };
+            let copy = keys[of.index(keys.len())].clone();
+            keys.insert(at.index(keys.len() + 1), copy);
+        }
+        let members = |keys: &[String]| -> Vec<String> {
+            keys.iter().enumerate().map(|(i, k)| format!("{}:{i}", serde_json::to_string(k).unwrap())).collect()
+        };
+        let mut outer_members = members(&outer_keys);
+        let at = outer_members.len() / 2;
+        outer_members.insert(at, format!("\"nested\":{{{}}}", members(&inner_keys).join(",")));
+        let body = format!("{{{}}}", outer_members.join(","));
+        let verdict = verdict_of(&Profile::strict(), body.as_bytes()).verdict;
+        let found = verdict.counts.contains_key("ambiguous_json_key");
+        prop_assert_eq!(found, twice.is_some(), "{:?}", verdict.counts);
+        prop_assert_eq!(verdict.decision == Decision::Allow, twice.is_none());
+    }
+}
+
 /// Keys in many scripts, keys differing by accents only and every case variant that is not
 /// Go's: passed byte for byte by the default reading.
 #[test]

@@ -3,17 +3,19 @@
 
 use crate::readings::json::stack::Stack;
 
-/// Keys of one object searched in a list before a hash set.
+/// Keys of one object searched in a list as they come; an object's keys past them are checked
+/// at its end.
 const FEW_KEYS: usize = 32;
 
 /// The keys of the objects open in a document, for the proof (`crate::readings::json::proof`): only keys of
 /// one object can repeat each other. Each object's first [`FEW_KEYS`] keys are searched in a
-/// list; past them, an object's keys go into a hash set as well, so an object of many keys
-/// costs linear time. Keys are compared by a cheap hash: two keys that share one read as a
-/// repeat, which fails the proof and leaves the document to the fields (never a wrong "no
-/// repeat"). The hashes of the open objects' keys are a stack whose first [`INLINE`] live in
-/// an array: a search and a push of a few keys inline, and a clean document of shallow
-/// objects allocates nothing.
+/// list as they come; an object of more keys is checked at its end, its keys' hashes sorted
+/// (`n log n` for `n` keys, whatever the keys: no hash table an attacker's keys could fill
+/// with collisions, and no hasher to run per key). Keys are compared by a cheap hash: two keys
+/// that share one read as a repeat, which fails the proof and leaves the document to the
+/// fields (never a wrong "no repeat"). The hashes of the open objects' keys are a stack whose
+/// first [`INLINE`] live in an array: a search and a push of a few keys inline, and a clean
+/// document of shallow objects allocates nothing.
 pub(crate) struct ObjectKeys {
     /// The first [`INLINE`] hashes of the open objects' keys, innermost last.
     inline: [u64; INLINE],
@@ -28,8 +30,10 @@ pub(crate) struct ObjectKeys {
     starts: Stack<usize, 16>,
     /// Containers opened so far: each one's number.
     opened: usize,
-    /// Keys of objects past [`FEW_KEYS`] keys, with their object's number.
-    many: std::collections::HashSet<(usize, u64)>,
+    /// The hashes of an object of many keys, sorted at its end (kept for the next one).
+    sorted: Vec<u64>,
+    /// An object of many keys had a key twice (found at its end).
+    repeated: bool,
 }
 
 /// Hashes of the open objects' keys kept in [`ObjectKeys`]'s array.
@@ -44,7 +48,8 @@ impl Default for ObjectKeys {
             start: 0,
             starts: Stack::default(),
             opened: 0,
-            many: std::collections::HashSet::new(),
+            sorted: Vec::new(),
+            repeated: false,
         }
     }
 }
@@ -58,19 +63,30 @@ impl ObjectKeys {
         self.opened
     }
 
-    /// The innermost container closes.
+    /// The innermost container closes; an object of more than [`FEW_KEYS`] keys is checked
+    /// for a repeat now ([`repeated`](Self::repeated)).
     pub(crate) fn close(&mut self) {
         if let Some(outer) = self.starts.pop() {
+            if self.len - self.start > FEW_KEYS {
+                self.check_many();
+            }
             self.len = self.start;
             self.spill.truncate(self.len.saturating_sub(INLINE));
             self.start = outer;
         }
     }
 
-    /// Adds `key` to the innermost object, numbered `object`; `false` if it (or a key of the
-    /// same hash) was there already.
+    /// Whether an object closed so far had a key twice that [`insert`](Self::insert) did not
+    /// report (one of more than [`FEW_KEYS`] keys).
+    pub(crate) fn repeated(&self) -> bool {
+        self.repeated
+    }
+
+    /// Adds `key` to the innermost object; `false` if it (or a key of the same hash) was among
+    /// the object's first [`FEW_KEYS`] keys. A repeat past them is found when the object
+    /// closes ([`repeated`](Self::repeated)).
     #[inline(always)]
-    pub(crate) fn insert(&mut self, object: usize, key: &[u8]) -> bool {
+    pub(crate) fn insert(&mut self, key: &[u8]) -> bool {
         let hash = key_hash(key);
         let (start, len) = (self.start, self.len);
         if len - start < FEW_KEYS
@@ -87,27 +103,18 @@ impl ObjectKeys {
             self.len = len + 1;
             return true;
         }
-        self.insert_far(object, hash)
+        self.insert_far(hash)
     }
 
     /// [`ObjectKeys::insert`] of `hash` into an object of [`FEW_KEYS`] keys or more, or past
     /// the array: out of line, so that the search of a few keys stays small in its caller.
     #[inline(never)]
-    fn insert_far(&mut self, object: usize, hash: u64) -> bool {
-        let count = self.len - self.start;
-        let new = {
+    fn insert_far(&mut self, hash: u64) -> bool {
+        if self.len - self.start < FEW_KEYS {
             let mut few = hashes(&self.inline, &self.spill, self.start, self.len);
-            if count < FEW_KEYS {
-                !few.any(|k| k == hash)
-            } else {
-                if count == FEW_KEYS {
-                    self.many.extend(few.map(|h| (object, h)));
-                }
-                self.many.insert((object, hash))
+            if few.any(|k| k == hash) {
+                return false;
             }
-        };
-        if !new {
-            return false;
         }
         match self.inline.get_mut(self.len) {
             Some(free) => *free = hash,
@@ -115,6 +122,15 @@ impl ObjectKeys {
         }
         self.len += 1;
         true
+    }
+
+    /// Sorts the innermost object's hashes and notes whether two are equal.
+    #[inline(never)]
+    fn check_many(&mut self) {
+        self.sorted.clear();
+        (self.sorted).extend(hashes(&self.inline, &self.spill, self.start, self.len));
+        self.sorted.sort_unstable();
+        self.repeated |= self.sorted.windows(2).any(|w| w[0] == w[1]);
     }
 }
 
@@ -173,7 +189,9 @@ mod tests {
 
     proptest! {
         /// The keys of nested objects, in the array, past it and past [`super::FEW_KEYS`] in
-        /// one object, are told apart as a set per open object tells them.
+        /// one object, are told apart as a set per open object tells them: a repeat among an
+        /// object's first keys as it comes, one past them when its object closes, never a
+        /// repeat where there is none.
         #[test]
         fn repeats_are_found_per_object(
             steps in prop::collection::vec(
@@ -182,24 +200,36 @@ mod tests {
             ),
         ) {
             let mut keys = ObjectKeys::default();
-            let mut model: Vec<(usize, std::collections::HashSet<u8>)> = Vec::new();
+            // Each open object: its keys, how many were kept, whether one came twice past
+            // the first ones.
+            let mut model: Vec<(std::collections::HashSet<u8>, usize, bool)> = Vec::new();
+            let mut repeated = false;
             for step in steps {
                 match step {
                     // An object opens.
-                    None => model.push((keys.open(), Default::default())),
+                    None => {
+                        keys.open();
+                        model.push(Default::default());
+                    }
                     // The innermost closes.
                     Some(None) => {
-                        if model.pop().is_some() {
+                        if let Some((_, _, twice)) = model.pop() {
                             keys.close();
+                            repeated |= twice;
                         }
                     }
                     Some(Some(key)) => {
-                        if let Some((object, seen)) = model.last_mut() {
+                        if let Some((seen, kept, twice)) = model.last_mut() {
                             let name = format!("key{key}");
-                            prop_assert_eq!(keys.insert(*object, name.as_bytes()), seen.insert(key));
+                            let new = seen.insert(key);
+                            let expected = new || *kept >= super::FEW_KEYS;
+                            prop_assert_eq!(keys.insert(name.as_bytes()), expected);
+                            *twice |= !new && *kept >= super::FEW_KEYS;
+                            *kept += usize::from(expected);
                         }
                     }
                 }
+                prop_assert_eq!(keys.repeated(), repeated);
             }
         }
     }

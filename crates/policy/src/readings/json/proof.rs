@@ -33,7 +33,8 @@
 //!   (`words::blocks::triggers`); a string with one whose raw text may give a dot-segment or
 //!   a `%` (`traversal_may_report`) is decoded and checked alone.
 //! * A key given twice in one object: the keys of each open object, by a cheap hash of the
-//!   decoded key (`keys::ObjectKeys`). A repeat, or two keys of one hash, fails the proof;
+//!   decoded key (`keys::ObjectKeys`: an object of many keys is checked at its end). A repeat,
+//!   or two keys of one hash, fails the proof;
 //!   the fields report a repeat with its pointer. A proven document's strings are in NFC, so
 //!   the bytes are the keys' comparison form (`crate::readings::json::fold`); a key with a character Go folds
 //!   into ASCII (U+017F, U+212A) fails the proof too.
@@ -76,6 +77,10 @@ pub(crate) fn prove(body: &[u8], limits: JsonLimits, options: &CheckOptions) -> 
     // the sniffed reading tries) is given up at its first line's end.
     let mut proof = Proof::new(options);
     scan_into(body, limits, &mut proof).ok()?;
+    // A key twice in an object of many keys, found at the object's end.
+    if proof.keys.repeated() {
+        return None;
+    }
     // Each simple escape is two raw bytes for one decoded (counted once, for the document).
     proof.proven.bytes = proof
         .proven
@@ -167,8 +172,8 @@ impl<'a> Sink<'a> for Proof<'_> {
             };
             if plain {
                 let inner = &body[at + 1..end];
-                if let Some(object) = key_of
-                    && (!self.keys.insert(object, inner) || fold::folds_to_ascii(inner).is_some())
+                if key_of.is_some()
+                    && (!self.keys.insert(inner) || fold::folds_to_ascii(inner).is_some())
                 {
                     return Err(Unproven);
                 }
@@ -266,9 +271,7 @@ impl Proof<'_> {
                 return Err(Unproven);
             }
         }
-        if let Some(object) = key_of
-            && (!self.keys.insert(object, value) || fold::folds_to_ascii(value).is_some())
-        {
+        if key_of.is_some() && (!self.keys.insert(value) || fold::folds_to_ascii(value).is_some()) {
             return Err(Unproven);
         }
         Ok(())
