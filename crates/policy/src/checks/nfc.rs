@@ -215,6 +215,23 @@ fn normalize_piece(
 /// characters in the run when none of them decomposes, as with plain combining marks.
 pub(crate) fn nonstarter_run_over(text: &str, limit: usize) -> Option<(usize, usize, usize)> {
     let tables = stream_safe_tables();
+    let Some(min) = tables.stretch_for_a_run_over(limit) else {
+        return run_over(text, limit, tables);
+    };
+    // Such a run lies in a stretch of `min` non-ASCII bytes or more (ASCII adds no
+    // non-starters and ends a run): only those are counted.
+    let mut from = 0;
+    while let Some((start, end)) = long_high_stretch(text.as_bytes(), from, min) {
+        if let Some((s, n, c)) = run_over(&text[start..end], limit, tables) {
+            return Some((start + s, n, c));
+        }
+        from = end;
+    }
+    None
+}
+
+/// [`nonstarter_run_over`] of `text`, counted character by character.
+fn run_over(text: &str, limit: usize, tables: &StreamSafeTables) -> Option<(usize, usize, usize)> {
     let bytes = text.as_bytes();
     // With `limit >= max_trail`, a character that adds no leading non-starters can only go over
     // the limit right after one that does, so the scan may jump to the next such character.

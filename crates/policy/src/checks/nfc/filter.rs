@@ -205,3 +205,61 @@ pub(super) fn prev_char_start(bytes: &[u8], p: usize) -> usize {
     }
     k
 }
+
+/// The first stretch of `min` bytes or more (`min >= 15`) that are all `0x80` or above, at or
+/// after `from`, as `(start, end)`: non-ASCII characters between ASCII bytes or the ends, whole
+/// (in valid UTF-8 a byte below `0x80` is a character of its own). `from` must be 0 or the
+/// offset of an ASCII byte (where the stretch before it ended).
+///
+/// A stretch of `min` bytes holds `(min - 7) / 8` whole eight-byte words at offsets that are
+/// multiples of eight (two from 23 bytes on): the scan tests words eight at a time for one, or
+/// two in a row, whose bytes are all high, and only around such a word finds its stretch's ends
+/// byte by byte. Every stretch is looked at once, so the cost is linear in the bytes.
+pub(super) fn long_high_stretch(bytes: &[u8], from: usize, min: usize) -> Option<(usize, usize)> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    debug_assert!(min >= 15, "a stretch of {min} bytes may hold no whole word");
+    let pair = min >= 23;
+    let high = |w: usize| {
+        let word = u64::from_le_bytes(bytes[w..w + 8].try_into().expect("eight bytes"));
+        word & HIGH == HIGH
+    };
+    let mut w = from & !7;
+    // Whether the word before `w` is all high.
+    let mut before = false;
+    while w + 8 <= bytes.len() {
+        let words = ((bytes.len() - w) / 8).min(8);
+        let mut all_high = 0u32;
+        if words == 8 {
+            for j in 0..8 {
+                all_high |= u32::from(high(w + 8 * j)) << j;
+            }
+        } else {
+            for j in 0..words {
+                all_high |= u32::from(high(w + 8 * j)) << j;
+            }
+        }
+        let hits = match pair {
+            true => all_high & ((all_high << 1) | u32::from(before)),
+            false => all_high,
+        };
+        if hits == 0 {
+            before = (all_high >> (words - 1)) & 1 == 1;
+            w += 8 * words;
+            continue;
+        }
+        let at = w + 8 * hits.trailing_zeros() as usize;
+        let mut start = at;
+        while start > from && bytes[start - 1] >= 0x80 {
+            start -= 1;
+        }
+        let after = &bytes[at + 8..];
+        let end = at + 8 + after.iter().position(|&b| b < 0x80).unwrap_or(after.len());
+        if end - start >= min {
+            return Some((start, end));
+        }
+        // The word at `end` holds an ASCII byte (or is past the end): none before it counts.
+        w = end & !7;
+        before = false;
+    }
+    None
+}

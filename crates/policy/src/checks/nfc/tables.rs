@@ -264,6 +264,8 @@ pub(super) struct StreamSafeTables {
     pub(super) props: Blocks<[NonstarterProps; 64]>,
     /// The largest trailing count of any character.
     pub(super) max_trail: u8,
+    /// The largest leading count of any character.
+    pub(super) max_lead: u8,
     /// The characters with leading non-starters, which the scan looks for.
     pub(super) leading: ByteSet,
     /// The ones that are inert, which the NFC scan does not report, grouped by their UTF-8
@@ -276,7 +278,7 @@ pub(super) struct StreamSafeTables {
 impl StreamSafeTables {
     /// Builds the table from `unicode-normalization`'s data.
     pub(super) fn build() -> Self {
-        let mut max_trail = 0;
+        let (mut max_trail, mut max_lead) = (0, 0);
         let mut leading = Vec::new();
         let props = Blocks::build([NonstarterProps::default(); 64], |n| {
             let mut block = [NonstarterProps::default(); 64];
@@ -285,6 +287,7 @@ impl StreamSafeTables {
                 if let Some(c) = char::from_u32((n << 6) | k) {
                     *p = NonstarterProps::of(c);
                     max_trail = max_trail.max(p.trail());
+                    max_lead = max_lead.max(p.lead());
                     lead_bits |= u64::from(p.lead() > 0) << k;
                 }
             }
@@ -316,9 +319,22 @@ impl StreamSafeTables {
         Self {
             props,
             max_trail,
+            max_lead,
             leading,
             inert_leading,
         }
+    }
+
+    /// The fewest consecutive non-ASCII bytes that hold a run over `limit`, when they are
+    /// enough to tell words apart (`None`: count every character). With `limit >= max_trail`,
+    /// the run's first character adds at most `max_trail` and each one after it at least one
+    /// leading non-starter and at most `max_lead`, in two bytes or more (none is ASCII): over
+    /// `limit` takes `(limit - max_trail) / max_lead + 1` such characters.
+    pub(super) fn stretch_for_a_run_over(&self, limit: usize) -> Option<usize> {
+        let (trail, lead) = (usize::from(self.max_trail), usize::from(self.max_lead));
+        let after = limit.checked_sub(trail)? / lead.max(1) + 1;
+        // Under 15 bytes a stretch need not hold a whole aligned word: see `long_high_stretch`.
+        (2 * after >= 15).then_some(2 * after)
     }
 
     /// The properties of `cp`.

@@ -122,3 +122,98 @@ proptest! {
         prop_assert_eq!(nonstarter_run_over(&s, 30).is_some(), stream_safe != s);
     }
 }
+
+/// Pieces of words: ASCII, letters of one to four bytes, and characters that add non-starters
+/// (a combining acute; U+0344, two; U+FF9E, a starter whose NFKD is a non-starter; U+1FC1, two
+/// trailing; U+0F73, two; `À`, one trailing; U+0CCB, a starter with trailing marks; U+094D, a
+/// virama), and runs of marks, so that runs near every limit are common.
+const PIECES: &[&str] = &[
+    "a",
+    "é",
+    "д",
+    "中",
+    "😀",
+    "\u{301}",
+    "\u{344}",
+    "\u{FF9E}",
+    "\u{1FC1}",
+    "\u{F73}",
+    "\u{C0}",
+    "\u{CCB}",
+    "\u{94D}",
+    "\u{301}\u{316}\u{301}\u{316}\u{301}\u{316}",
+    "\u{344}\u{344}\u{344}",
+];
+
+/// The maximal stretches of bytes `0x80` and above of at least `min` bytes, byte by byte.
+fn naive_high_stretches(bytes: &[u8], min: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in bytes.iter().chain([&0u8]).enumerate() {
+        match (b >= 0x80, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s >= min {
+                    out.push((s, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Words of marks and letters between ASCII, around the stretch a run over the limit needs:
+    /// the count by stretches agrees with the naive count at every limit, and the stretches
+    /// found are the naive ones.
+    #[test]
+    fn runs_in_words_agree_with_naive(
+        words in prop::collection::vec(
+            (prop::collection::vec(prop::sample::select(PIECES), 0..40), 0usize..3),
+            0..12,
+        ),
+    ) {
+        let s: String = words
+            .iter()
+            .map(|(pieces, gap)| format!("{}{}", pieces.concat(), " ".repeat(*gap)))
+            .collect();
+        for limit in [0, 1, 2, 3, 4, 8, 12, 13, 14, 15, 20, 29, 30, 31, 40] {
+            prop_assert_eq!(
+                nonstarter_run_over(&s, limit),
+                naive_nonstarter_run(&s, limit),
+                "limit {}", limit
+            );
+        }
+        for min in [15, 16, 22, 23, 24, 28, 40, 64, 100] {
+            let mut found = Vec::new();
+            let mut from = 0;
+            while let Some((start, end)) = long_high_stretch(s.as_bytes(), from, min) {
+                found.push((start, end));
+                from = end;
+            }
+            prop_assert_eq!(&found, &naive_high_stretches(s.as_bytes(), min), "min {}", min);
+        }
+    }
+}
+
+/// The stretch a run over the default limit needs is shorter than any that holds one: 31
+/// acutes after `a` (62 bytes) are found, and the bound is the one the tables give.
+#[test]
+fn the_stretch_bound_follows_the_tables() {
+    let tables = stream_safe_tables();
+    assert_eq!(
+        (tables.max_lead, tables.max_trail),
+        (2, 3),
+        "Unicode's counts changed"
+    );
+    assert_eq!(tables.stretch_for_a_run_over(30), Some(28));
+    assert_eq!(tables.stretch_for_a_run_over(2), None);
+    // Fourteen U+0344 (two non-starters each, 28 bytes) after `À` (one trailing): 29.
+    let s = format!("x\u{C0}{} y", "\u{344}".repeat(14));
+    assert_eq!(nonstarter_run_over(&s, 28), naive_nonstarter_run(&s, 28));
+    assert!(nonstarter_run_over(&s, 28).is_some());
+}
