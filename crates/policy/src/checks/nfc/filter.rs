@@ -216,35 +216,30 @@ pub(super) fn prev_char_start(bytes: &[u8], p: usize) -> usize {
 /// two in a row, whose bytes are all high, and only around such a word finds its stretch's ends
 /// byte by byte. Every stretch is looked at once, so the cost is linear in the bytes.
 pub(super) fn long_high_stretch(bytes: &[u8], from: usize, min: usize) -> Option<(usize, usize)> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     debug_assert!(min >= 15, "a stretch of {min} bytes may hold no whole word");
     let pair = min >= 23;
-    let high = |w: usize| {
-        let word = u64::from_le_bytes(bytes[w..w + 8].try_into().expect("eight bytes"));
-        word & HIGH == HIGH
-    };
+    let mut tail = [0u8; BLOCK];
     let mut w = from & !7;
     // Whether the word before `w` is all high.
     let mut before = false;
-    while w + 8 <= bytes.len() {
-        let words = ((bytes.len() - w) / 8).min(8);
-        let mut all_high = 0u32;
-        if words == 8 {
-            for j in 0..8 {
-                all_high |= u32::from(high(w + 8 * j)) << j;
+    while w < bytes.len() {
+        let block: &[u8; BLOCK] = match bytes.get(w..w + BLOCK) {
+            Some(block) => block.try_into().ok()?,
+            None => {
+                // The last block, padded with zeros: ASCII, never part of a stretch.
+                tail.fill(0);
+                tail[..bytes.len() - w].copy_from_slice(&bytes[w..]);
+                &tail
             }
-        } else {
-            for j in 0..words {
-                all_high |= u32::from(high(w + 8 * j)) << j;
-            }
-        }
+        };
+        let all_high = all_high_words(block);
         let hits = match pair {
             true => all_high & ((all_high << 1) | u32::from(before)),
             false => all_high,
         };
         if hits == 0 {
-            before = (all_high >> (words - 1)) & 1 == 1;
-            w += 8 * words;
+            before = all_high >> 7 == 1;
+            w += BLOCK;
             continue;
         }
         let at = w + 8 * hits.trailing_zeros() as usize;
@@ -262,4 +257,17 @@ pub(super) fn long_high_stretch(bytes: &[u8], from: usize, min: usize) -> Option
         before = false;
     }
     None
+}
+
+/// Bit `j` set when the `j`-th eight bytes of `block` are all `0x80` or above: a loop LLVM
+/// vectorizes, its flags packed with a multiplication.
+#[inline(always)]
+fn all_high_words(block: &[u8; BLOCK]) -> u32 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut flags = [0u8; 8];
+    for (flag, word) in flags.iter_mut().zip(block.chunks_exact(8)) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        *flag = u8::from(word & HIGH == HIGH);
+    }
+    (u64::from_le_bytes(flags).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
 }
