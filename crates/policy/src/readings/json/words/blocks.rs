@@ -116,12 +116,5 @@ impl Vectors {
 /// 64 flag bytes (0 or 1) as the bits of a mask.
 #[inline(always)]
 fn pack(flags: &[u8; 64]) -> u64 {
-    let mut mask = 0;
-    for (k, eight) in flags.chunks_exact(8).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let packed = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= packed << (8 * k);
-    }
-    mask
+    crate::checks::bytes::pack_flags(flags)
 }
