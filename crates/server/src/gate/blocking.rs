@@ -51,6 +51,27 @@ impl Evaluations {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        match self.spawn(work).await {
+            Ok(done) => done,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    /// [`run`](Self::run), with `None` for a `work` that panicked (a WebSocket message whose
+    /// evaluation failed closes its tunnel with 1011, not the task).
+    pub async fn try_run<T, F>(&self, work: F) -> Option<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn(work).await.ok()
+    }
+
+    async fn spawn<T, F>(&self, work: F) -> Result<T, tokio::task::JoinError>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
         let place = {
             let _waiting = Counted::new(&self.metrics.waiting);
             // The semaphore is never closed: `acquire_owned` fails only when it is.
@@ -63,10 +84,7 @@ impl Evaluations {
             drop(place);
             done
         };
-        match tokio::task::spawn_blocking(blocking).await {
-            Ok(done) => done,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        }
+        tokio::task::spawn_blocking(blocking).await
     }
 }
 
@@ -171,6 +189,16 @@ mod tests {
         );
         release.store(1, Ordering::SeqCst);
         assert_eq!(evaluations.run(|| 8).await, 8);
+    }
+
+    /// A panicking evaluation is `None` to `try_run` and gives its place back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_evaluation_gives_its_place_back() {
+        let evaluations = Evaluations::new(1, Metrics::new().evaluations().clone());
+        let failed: Option<()> = evaluations.try_run(|| panic!("an evaluation bug")).await;
+        assert!(failed.is_none());
+        let next = tokio::time::timeout(Duration::from_secs(5), evaluations.try_run(|| 3));
+        assert_eq!(next.await.expect("the place was given back"), Some(3));
     }
 
     #[test]

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use utf8gate_policy::{Decision, Request, Verdict};
 
+use crate::gate::Evaluations;
 use crate::routes::Route;
 
-/// Messages longer than this are evaluated off the serving thread.
+/// Messages longer than this are evaluated off the serving thread, in one of the places of
+/// the gate's large bodies (`limits.max_concurrent_evaluations`).
 const BLOCKING_BYTES: usize = 64 * 1024;
 
 /// What the profile made of a message.
@@ -23,9 +25,13 @@ pub(super) enum Judged {
     Failed,
 }
 
-/// Evaluates `message` under `route`'s profile; the log lines of a refusal and of a monitored
-/// finding carry `request_id`, the handshake's.
-pub(super) async fn judge(route: &Arc<Route>, request_id: &str, message: Vec<u8>) -> Judged {
+/// Evaluates `message` under `route`'s profile (a long one in a place of `evaluations`); the
+/// log lines of a refusal and of a monitored finding carry `request_id`, the handshake's.
+pub(super) async fn judge(
+    (route, evaluations): (&Arc<Route>, &Evaluations),
+    request_id: &str,
+    message: Vec<u8>,
+) -> Judged {
     let long = message.len() > BLOCKING_BYTES;
     let profile_of = route.clone();
     let check = move || {
@@ -37,7 +43,7 @@ pub(super) async fn judge(route: &Arc<Route>, request_id: &str, message: Vec<u8>
     };
     let judged = match long {
         // Only long messages pay for the hop to a blocking thread.
-        true => tokio::task::spawn_blocking(check).await.ok(),
+        true => evaluations.try_run(check).await,
         false => Some(check()),
     };
     let Some((message, verdict)) = judged else {

@@ -21,6 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, ReadHalf, WriteHalf};
 use super::frame::{self, CLOSE, Fail, Frame, Side, code};
 use super::judge::{Judged, judge};
 use super::message::{Assembly, Step, TextCheck, text_frame};
+use crate::gate::Evaluations;
 use crate::listen::serve::Draining;
 use crate::ops::config::{ServerText, WebSocket};
 use crate::ops::metrics::{Closed, WebSocketMetrics};
@@ -40,6 +41,8 @@ pub(super) struct Tunnel {
     idle: Duration,
     lifetime: Duration,
     route: Arc<Route>,
+    /// The places of long messages' evaluations (`limits.max_concurrent_evaluations`).
+    evaluations: Evaluations,
     metrics: WebSocketMetrics,
     request_id: String,
     /// The listener's stop signal: a stopping server closes its tunnels with 1001.
@@ -172,6 +175,7 @@ impl Tunnel {
             idle: ws.idle_timeout,
             lifetime: ws.max_lifetime,
             route,
+            evaluations: state.evaluations.clone(),
             metrics: state.metrics.websocket().clone(),
             request_id,
             draining,
@@ -276,7 +280,8 @@ impl Tunnel {
                     let payload = match (from, invalid) {
                         (Side::Client, _) => {
                             let request_id = self.request_id.as_str();
-                            match judge(&self.route, request_id, payload).await {
+                            let on = (&self.route, &self.evaluations);
+                            match judge(on, request_id, payload).await {
                                 Judged::Allowed(payload) => payload,
                                 Judged::Refused => {
                                     self.metrics.message("client", "refused");
