@@ -31,8 +31,8 @@
 //!    tables are built once, lazily, from `unicode-normalization`'s own data: 12–25 ms in a
 //!    release build for the NFC table, about as much for the stream-safe one.
 //! 4. **Exact fallback.** Around a non-inert character, the *region* from the inert character
-//!    before it to the next inert character is quick-checked on its own, and compared with its
-//!    NFC when the quick check says Maybe or No. Only this step calls the normalizer.
+//!    before it to the next inert character is quick-checked on its own (a table of ccc and
+//!    `NFC_QC`), and compared with its NFC when that says Maybe or No: the normalizer's step.
 //!
 //! In the field checks this scan rarely sees clean text at all: the clean-text classifier
 //! (`super::clean`) proves inert characters that no other check flags either, in the same pass
@@ -46,9 +46,9 @@ use std::sync::OnceLock;
 use unicode_normalization::char::{canonical_combining_class, decompose_compatible};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
-use filter::*;
-use tables::*;
+use {blocks::*, filter::*, tables::*};
 
+mod blocks;
 mod filter;
 mod tables;
 
@@ -347,7 +347,7 @@ const STREAM_SAFE: usize = 30;
 /// composition), one piece at a time; a run that long is `excessive_combining` already. Text
 /// without such a run reads exactly as before.
 fn region_difference(region: &str) -> Option<usize> {
-    if is_nfc_quick(region.chars()) == IsNormalized::Yes {
+    if nfc_tables().quick_check(region) == IsNormalized::Yes {
         return None;
     }
     stream_safe_pieces(region)

@@ -3,74 +3,6 @@
 
 use super::*;
 
-/// Per-code-point data stored in blocks of 64 code points; blocks that are all default share
-/// entry 0 of `data`.
-#[derive(Debug)]
-pub(super) struct Blocks<T> {
-    /// Code point >> 6 to index in `data`. Code points past its end have the default value.
-    pub(super) index: Box<[u16]>,
-    /// The distinct-by-position blocks; `data[0]` is the all-default block.
-    pub(super) data: Box<[T]>,
-}
-
-impl<T: Copy + PartialEq> Blocks<T> {
-    /// Builds the table from `block(n)`, the data of code points `64 * n .. 64 * n + 64`.
-    pub(super) fn build(empty: T, mut block: impl FnMut(u32) -> T) -> Self {
-        let mut index = Vec::new();
-        let mut data = vec![empty];
-        for n in 0..(0x11_0000 >> 6) {
-            let b = block(n);
-            if b == empty {
-                index.push(0);
-            } else {
-                // At most 0x4400 blocks, so the index always fits.
-                index.push(u16::try_from(data.len()).unwrap_or(u16::MAX));
-                data.push(b);
-            }
-        }
-        let used = index.iter().rposition(|&k| k != 0).map_or(0, |k| k + 1);
-        index.truncate(used);
-        Self {
-            index: index.into_boxed_slice(),
-            data: data.into_boxed_slice(),
-        }
-    }
-
-    /// The block holding `cp`.
-    #[inline(always)]
-    pub(super) fn block(&self, cp: u32) -> T {
-        let k = self.index.get((cp >> 6) as usize).copied().unwrap_or(0);
-        self.data[usize::from(k)]
-    }
-
-    /// Whether every code point behind UTF-8 lead byte `lead` has the default value.
-    pub(super) fn lead_is_empty(&self, lead: u8) -> bool {
-        let (first, last) = match lead {
-            0xC2..=0xDF => (
-                u32::from(lead & 0x1F) << 6,
-                (u32::from(lead & 0x1F) << 6) | 0x3F,
-            ),
-            0xE0..=0xEF => (
-                u32::from(lead & 0x0F) << 12,
-                (u32::from(lead & 0x0F) << 12) | 0xFFF,
-            ),
-            0xF0..=0xF4 => (
-                u32::from(lead & 0x07) << 18,
-                ((u32::from(lead & 0x07) << 18) | 0x3_FFFF).min(0x10_FFFF),
-            ),
-            _ => return true,
-        };
-        ((first >> 6)..=(last >> 6)).all(|n| self.index.get(n as usize).copied().unwrap_or(0) == 0)
-    }
-
-    /// Whether every lead byte in [`SKIPPED_LEADS`] has only default entries behind it.
-    pub(super) fn skipped_leads_are_empty(&self) -> bool {
-        SKIPPED_LEADS
-            .iter()
-            .all(|&(lo, hi)| (lo..=hi).all(|lead| self.lead_is_empty(lead)))
-    }
-}
-
 /// A set of code points (bit `cp & 63` of a block), indexed for lookups from UTF-8 bytes: by a
 /// character's first two bytes and, when needed, its third. Built for the NFC table (characters
 /// that are not inert) and the stream-safe one (characters with leading non-starters).
@@ -178,7 +110,17 @@ impl ByteSet {
 pub(super) struct NfcTables {
     /// The characters that are not inert.
     pub(super) not_inert: ByteSet,
+    /// What the quick check (UAX #15 §9) reads of each character: its canonical combining
+    /// class in the low byte and its `NFC_QC` in the high one ([`QC_MAYBE`], [`QC_NO`]; 0 for
+    /// Yes). Only blocks with a character that is not inert have entries: every other
+    /// character is ccc 0 and Yes.
+    pub(super) quick: Blocks<[u16; 64]>,
 }
+
+/// [`NfcTables::quick`]'s `NFC_QC=Maybe`.
+pub(super) const QC_MAYBE: u16 = 1 << 8;
+/// [`NfcTables::quick`]'s `NFC_QC=No`.
+pub(super) const QC_NO: u16 = 2 << 8;
 
 impl NfcTables {
     /// Builds the table from `unicode-normalization`'s data.
@@ -189,8 +131,20 @@ impl NfcTables {
                 mask | (u64::from(c.is_some_and(|c| !is_inert(c))) << k)
             })
         });
+        let quick = Blocks::build([0u16; 64], |n| {
+            let mut block = [0u16; 64];
+            if not_inert.index.get(n as usize).is_some_and(|&k| k != 0) {
+                for (k, entry) in (0u32..).zip(block.iter_mut()) {
+                    if let Some(c) = char::from_u32((n << 6) | k) {
+                        *entry = quick_entry(c);
+                    }
+                }
+            }
+            block
+        });
         Self {
             not_inert: ByteSet::build(not_inert),
+            quick,
         }
     }
 
@@ -199,6 +153,37 @@ impl NfcTables {
     pub(super) fn is_not_inert(&self, cp: u32) -> bool {
         self.not_inert.contains(cp)
     }
+
+    /// The quick check of UAX #15 §9 for NFC, as `unicode-normalization`'s `is_nfc_quick`
+    /// answers it, from [`quick`](Self::quick): No at a non-starter of a lower class than the
+    /// one before it or at a No character, else Maybe if a character is Maybe, else Yes.
+    pub(super) fn quick_check(&self, text: &str) -> IsNormalized {
+        let (mut last, mut maybe) = (0u16, false);
+        for c in text.chars() {
+            let cp = u32::from(c);
+            let entry = self.quick.block(cp)[(cp & 63) as usize];
+            let ccc = entry & 0xFF;
+            if (last > ccc && ccc != 0) || entry & QC_NO != 0 {
+                return IsNormalized::No;
+            }
+            maybe |= entry & QC_MAYBE != 0;
+            last = ccc;
+        }
+        match maybe {
+            true => IsNormalized::Maybe,
+            false => IsNormalized::Yes,
+        }
+    }
+}
+
+/// [`NfcTables::quick`]'s entry for `c`.
+pub(super) fn quick_entry(c: char) -> u16 {
+    let qc = match is_nfc_quick(core::iter::once(c)) {
+        IsNormalized::Yes => 0,
+        IsNormalized::Maybe => QC_MAYBE,
+        IsNormalized::No => QC_NO,
+    };
+    qc | u16::from(canonical_combining_class(c))
 }
 
 /// Whether `c` is inert: `NFC_QC=Yes` and canonical combining class 0 (the definition the

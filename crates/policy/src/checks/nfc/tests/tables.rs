@@ -44,6 +44,29 @@ fn table_matches_definition() {
     assert!(tables.not_inert.set.skipped_leads_are_empty());
 }
 
+/// The quick-check table holds every scalar's canonical combining class and `NFC_QC` as
+/// `unicode-normalization` gives them (inert ones as 0: ccc 0 and Yes).
+#[test]
+fn quick_table_matches_definition() {
+    let tables = nfc_tables();
+    for c in scalars() {
+        let cp = c as u32;
+        let entry = tables.quick.block(cp)[(cp & 63) as usize];
+        assert_eq!(entry, quick_entry(c), "{c:?}");
+        assert_eq!(entry == 0, is_inert(c), "{c:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// The table's quick check answers as `unicode-normalization`'s `is_nfc_quick`.
+    #[test]
+    fn quick_check_agrees_with_unicode_normalization(s in super::interesting_text()) {
+        prop_assert_eq!(nfc_tables().quick_check(&s), is_nfc_quick(s.chars()), "{:?}", s);
+    }
+}
+
 /// The prefilter's premises: U+0000..U+02FF (bytes below 0xCC) are inert, and
 /// `needs_lookup` is "not below 0xCC and not in SKIPPED_LEADS".
 #[test]
