@@ -60,7 +60,10 @@ EOF
 "$NGINX_BIN" -c "$WORK/nginx.conf" -p "$WORK"
 
 printf '[listen]\ngrpc_authz_addr = "127.0.0.1:18404"\n' >"$WORK/utf8gate.toml"
-env -u UTF8GATE_LOG_LEVEL "$UTF8GATE" serve --config "$WORK/utf8gate.toml" \
+# Each server in a session of its own, as nginx is (it daemonizes): the kernel's autogroup
+# scheduler shares the CPU between sessions first, so a server started in wrk's session would
+# share one group's time with wrk (bench/proxy.sh, docs/BENCHMARKS.md "The p99 tail").
+setsid env -u UTF8GATE_LOG_LEVEL "$UTF8GATE" serve --config "$WORK/utf8gate.toml" \
     --api-addr 127.0.0.1:18402 --admin-addr 127.0.0.1:18403 2>/dev/null &
 PIDS+=($!)
 GATE_PID=$!
@@ -106,7 +109,7 @@ for name, port, filename in [("trivial", 18415, "examples/one_header.wasm"),
 PY
 declare -A ENVOY_PID
 for cfg in bare http grpc proc streamed trivial wasm; do
-  "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
+  setsid "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
       >"$WORK/logs/envoy-$cfg.log" 2>&1 &
   PIDS+=($!)
   ENVOY_PID[$cfg]=$!
