@@ -244,8 +244,6 @@ async fn max_concurrent_requests_is_per_listener_on_the_api() {
     assert_problem(&other_route, 503, "overloaded");
 }
 
-// New limit tests go here.
-
 /// Large bodies are evaluated one at a time with `max_concurrent_evaluations = 1`: every one
 /// of many sent at once is still answered as alone (the clean forwarded whole, the malformed
 /// refused and not forwarded), and the places' gauges are exported and back at 0.
@@ -293,3 +291,5 @@ async fn large_bodies_wait_for_an_evaluation_place_and_are_each_judged() {
         assert_eq!(metrics.value(&key), 0.0, "{key}");
     }
 }
+
+// New limit tests go here.

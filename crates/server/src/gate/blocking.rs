@@ -5,10 +5,11 @@
 //! does not hold up the heads and small bodies the serving threads have in hand. That pool
 //! grows to hundreds of threads: unbounded, 32 clients sending 1 MiB bodies at once run 32
 //! evaluations time-sliced over the cores, and each takes as long as all of them (measured:
-//! a p99 of 68 ms against 43 ms with one place per core, at the same rate; docs/BENCHMARKS.md).
+//! a p99 of 68 ms against 49 ms with one place per core, at the same rate; docs/BENCHMARKS.md).
 //! With a place per core, evaluations wait their turn in order, each runs at full speed, and
 //! the wait is awaited where it can be cancelled (a request timeout or a client gone drops it).
-//! The places are one set for the process, shared by every listener and kept across reloads.
+//! The places are one set for the process, shared by every listener and by WebSocket text
+//! messages over 64 KiB, and kept across reloads.
 
 use std::sync::Arc;
 

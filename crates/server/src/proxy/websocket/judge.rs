@@ -28,7 +28,8 @@ pub(super) enum Judged {
 /// Evaluates `message` under `route`'s profile (a long one in a place of `evaluations`); the
 /// log lines of a refusal and of a monitored finding carry `request_id`, the handshake's.
 pub(super) async fn judge(
-    (route, evaluations): (&Arc<Route>, &Evaluations),
+    route: &Arc<Route>,
+    evaluations: &Evaluations,
     request_id: &str,
     message: Vec<u8>,
 ) -> Judged {

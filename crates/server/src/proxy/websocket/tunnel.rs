@@ -280,8 +280,8 @@ impl Tunnel {
                     let payload = match (from, invalid) {
                         (Side::Client, _) => {
                             let request_id = self.request_id.as_str();
-                            let on = (&self.route, &self.evaluations);
-                            match judge(on, request_id, payload).await {
+                            let (route, places) = (&self.route, &self.evaluations);
+                            match judge(route, places, request_id, payload).await {
                                 Judged::Allowed(payload) => payload,
                                 Judged::Refused => {
                                     self.metrics.message("client", "refused");
