@@ -209,36 +209,40 @@ mod tests {
         drop((held, other, more));
     }
 
-    #[tokio::test]
-    async fn a_waiting_thread_is_woken_when_it_becomes_the_least_loaded() {
+    /// Two joined threads, the first holding one connection and waiting for its turn (checked
+    /// to wait): its wait, its connection and the second thread.
+    async fn first_waiting() -> (tokio::task::JoinHandle<()>, Counted, Accepting) {
         let mut seats = joined(2).into_iter();
         let (first, second) = (seats.next().unwrap(), seats.next().unwrap());
         let held = first.opened();
         let waiting = tokio::spawn(async move { first.turn().await });
         tokio::task::yield_now().await;
         assert!(!waiting.is_finished(), "thread 0 serves more: it waits");
-        // The other thread taking a connection evens the counts.
-        let other = second.opened();
+        (waiting, held, second)
+    }
+
+    /// `waiting` ends within 5 s.
+    async fn woken(waiting: tokio::task::JoinHandle<()>) {
         tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
             .await
             .expect("woken")
             .expect("no panic");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_thread_is_woken_when_it_becomes_the_least_loaded() {
+        let (waiting, held, second) = first_waiting().await;
+        // The other thread taking a connection evens the counts.
+        let other = second.opened();
+        woken(waiting).await;
         drop((held, other));
     }
 
     #[tokio::test]
     async fn a_waiting_thread_is_woken_when_one_of_its_own_connections_ends() {
-        let mut seats = joined(2).into_iter();
-        let (first, second) = (seats.next().unwrap(), seats.next().unwrap());
-        let held = first.opened();
-        let waiting = tokio::spawn(async move { first.turn().await });
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished(), "thread 0 serves more: it waits");
+        let (waiting, held, second) = first_waiting().await;
         drop(held);
-        tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
-            .await
-            .expect("woken")
-            .expect("no panic");
+        woken(waiting).await;
         drop(second);
     }
 
