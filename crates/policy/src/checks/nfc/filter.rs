@@ -1,8 +1,8 @@
 //! The block scan: byte filters that flag possibly non-inert characters 64 bytes at a time,
-//! and [`find`], which asks the tables only about flagged characters (steps 1–3 of the parent
-//! module's notes).
+//! and [`Finder::find`], which asks the tables only about flagged characters (steps 1–3 of the
+//! parent module's notes).
 
-/// Bytes tested at a time by the prefilter of [`find`].
+/// Bytes tested at a time by the prefilter of [`Finder::find`].
 pub(super) const BLOCK: usize = 64;
 
 /// Bytes after a block that the sequence filter may read (the rest of a 3-byte character).
@@ -11,12 +11,12 @@ pub(super) const LOOKAHEAD: usize = 2;
 /// A block with its lookahead.
 pub(super) type Window = [u8; BLOCK + LOOKAHEAD];
 
-/// [`find`]'s filter: flag every byte not below `0xCC`.
+/// [`Finder::find`]'s filter: flag every byte not below `0xCC`.
 pub(super) const PLAIN: u8 = 0;
-/// [`find`]'s filter: flag every byte not below `0xCC` except the lead bytes in
+/// [`Finder::find`]'s filter: flag every byte not below `0xCC` except the lead bytes in
 /// [`SKIPPED_LEADS`].
 pub(super) const LEADS: u8 = 1;
-/// [`find`]'s filter: flag the lead bytes of possibly non-inert characters, see
+/// [`Finder::find`]'s filter: flag the lead bytes of possibly non-inert characters, see
 /// [`may_be_not_inert`]. Only for the NFC table, and after [`LEADS`] flagged many.
 pub(super) const SEQUENCES: u8 = 2;
 
@@ -29,8 +29,8 @@ pub(super) fn needs_lookup(b: u8) -> bool {
 }
 
 /// Lead bytes whose every character is inert and has no leading non-starter in its NFKD:
-/// Cyrillic U+0400..U+047F, Han U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table lets [`find`]
-/// skip them only after checking that it has no entry there.
+/// Cyrillic U+0400..U+047F, Han U+4000..U+9FFF, Hangul U+B000..U+DFFF. A table lets
+/// [`Finder::find`] skip them only after checking that it has no entry there.
 pub(super) const SKIPPED_LEADS: [(u8, u8); 3] = [(0xD0, 0xD1), (0xE4, 0xE9), (0xEB, 0xED)];
 
 /// `lo <= b <= hi`, as one subtraction and one comparison (vectorizes well).
@@ -49,7 +49,7 @@ pub(super) fn in_range(b: u8, lo: u8, hi: u8) -> bool {
 /// and other forms U+F000..U+FFFF but U+F900..U+FB7F and U+FE20..U+FE2F, emoji and CJK
 /// extensions U+1F000..U+2EFFF. `b2` is only read for 3-byte characters, so any byte may follow
 /// a 2-byte one. When the tables are built, every non-inert character is checked to be flagged;
-/// if one were not, [`find`] would fall back to [`needs_lookup`].
+/// if one were not, [`Finder::find`] would fall back to [`needs_lookup`].
 #[inline(always)]
 pub(super) fn may_be_not_inert(b0: u8, b1: u8, b2: u8) -> bool {
     let lead_clean = in_range(b0, 0xD0, 0xD1) | (in_range(b0, 0xE4, 0xED) & (b0 != 0xEA));
@@ -97,80 +97,118 @@ pub(super) fn flag_mask<const FILTER: u8>(w: &Window) -> u64 {
     crate::checks::bytes::pack_flags(&flags)
 }
 
-/// How many characters per block [`find`] looks up one by one before it asks its more
+/// How many characters per block [`Finder::find`] looks up one by one before it asks its more
 /// selective filter.
 pub(super) const SPARSE: u32 = 8;
 
-/// Blocks [`find`] starts with its more selective filter after a block needed it.
+/// Blocks [`Finder::find`] starts with its more selective filter after a block needed it.
 pub(super) const DENSE_RUN: u32 = 16;
 
-/// Byte offset of the first character at or after `i` (a char boundary of valid UTF-8) for
-/// which `tables.hit` holds. `hit` must be false for every character that `BASE` or `TOP` does
-/// not flag (U+0000..U+02FF for [`PLAIN`]).
-///
-/// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction. The
-/// others are flagged by `BASE` and, when it flags more than [`SPARSE`] characters, by the more
-/// selective but costlier `TOP` (which then starts the next [`DENSE_RUN`] blocks), each in a
-/// loop LLVM vectorizes. Only the flagged characters are looked up. A block may end inside a
-/// character: its continuation bytes, all below `0xCC`, are never flagged, and a character is
-/// only ever looked at through its lead byte.
-#[inline(always)]
-pub(super) fn find<const BASE: u8, const TOP: u8, T: Lookup>(
-    bytes: &[u8],
-    mut i: usize,
-    tables: &T,
-) -> Option<usize> {
-    let mut tail: Window = [0; BLOCK + LOOKAHEAD];
-    let mut dense = 0;
-    while i < bytes.len() {
-        let window: &Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
-            Some(w) => w.try_into().ok()?,
-            None => {
-                let rest = &bytes[i..];
-                if rest.iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
-                    return None;
+/// A scan of one text by [`Finder::find`], resumed where it left off: the flags of the block
+/// it was in are kept (those looked up and not found are dropped), so finding the characters
+/// of a text one after another flags each block once, however many of them it holds.
+#[derive(Debug, Default)]
+pub(super) struct Finder {
+    /// Start of the block the flags are of.
+    at: usize,
+    /// The flagged positions of that block not yet looked up (bit `k`: `at + k`).
+    mask: u64,
+    /// Where the next block starts (`at + BLOCK` once a block is flagged).
+    next: usize,
+    /// Blocks still to flag with the more selective filter.
+    dense: u32,
+}
+
+impl Finder {
+    /// Byte offset of the first character at or after `from` (a char boundary of valid UTF-8)
+    /// for which `tables.hit` holds. `hit` must be false for every character that `BASE` or
+    /// `TOP` does not flag (U+0000..U+02FF for [`PLAIN`]). One finder is used with one text,
+    /// one pair of filters and one table, and `from` never decreases from call to call.
+    ///
+    /// Blocks of 64 bytes whose bytes are all below `0xCC` are skipped with a max-reduction.
+    /// The others are flagged by `BASE` and, when it flags more than [`SPARSE`] characters, by
+    /// the more selective but costlier `TOP` (which then starts the next [`DENSE_RUN`] blocks),
+    /// each in a loop LLVM vectorizes. Only the flagged characters are looked up. A block may
+    /// end inside a character: its continuation bytes, all below `0xCC`, are never flagged, and
+    /// a character is only ever looked at through its lead byte.
+    #[inline(always)]
+    pub(super) fn find<const BASE: u8, const TOP: u8, T: Lookup>(
+        &mut self,
+        bytes: &[u8],
+        from: usize,
+        tables: &T,
+    ) -> Option<usize> {
+        if from >= self.next {
+            self.mask = 0;
+            self.next = from;
+        } else if from > self.at {
+            // Within the block flagged last: its positions before `from` are behind.
+            self.mask &= u64::MAX << (from - self.at);
+        }
+        loop {
+            while self.mask != 0 {
+                let j = self.at + self.mask.trailing_zeros() as usize;
+                let start = [0, 1, 2].map(|d| bytes.get(j + d).copied().unwrap_or(0));
+                if tables.hit(bytes, j, start) {
+                    // Its flag stays: a call from `j` finds it again, one from past it clears it.
+                    return Some(j);
                 }
-                // The last block, padded with zeros (never flagged; no character is cut).
-                tail.fill(0);
-                tail[..rest.len()].copy_from_slice(rest);
-                &tail
+                self.mask &= self.mask - 1;
             }
-        };
-        if window[..BLOCK].iter().fold(0u8, |m, &b| m.max(b)) < 0xCC {
+            let i = self.next_flagged_block(bytes)?;
+            let window: Window = match bytes.get(i..i + BLOCK + LOOKAHEAD) {
+                Some(w) => w.try_into().ok()?,
+                None => {
+                    // The last block, padded with zeros (never flagged; no character is cut).
+                    let mut tail: Window = [0; BLOCK + LOOKAHEAD];
+                    tail[..bytes.len() - i].copy_from_slice(&bytes[i..]);
+                    tail
+                }
+            };
+            self.mask = if self.dense > 0 {
+                self.dense -= 1;
+                flag_mask::<TOP>(&window)
+            } else {
+                let mask = flag_mask::<BASE>(&window);
+                if TOP != BASE && mask.count_ones() > SPARSE {
+                    self.dense = DENSE_RUN;
+                    flag_mask::<TOP>(&window)
+                } else {
+                    mask
+                }
+            };
+            self.at = i;
+            self.next = i + BLOCK;
+        }
+    }
+
+    /// The start of the next block, from `self.next` on, that has a byte not below `0xCC`;
+    /// `None` when the text has none left.
+    #[inline(always)]
+    fn next_flagged_block(&mut self, bytes: &[u8]) -> Option<usize> {
+        let high = |run: &[u8]| run.iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC;
+        let mut i = self.next;
+        loop {
+            let block = bytes.get(i..i + BLOCK).or_else(|| bytes.get(i..))?;
+            if block.is_empty() {
+                return None;
+            }
+            if high(block) {
+                return Some(i);
+            }
             i += BLOCK;
             // Low text tends to go on: skip it four blocks at a time.
             while let Some(run) = bytes.get(i..i + 4 * BLOCK) {
-                if run.iter().fold(0u8, |m, &b| m.max(b)) >= 0xCC {
+                if high(run) {
                     break;
                 }
                 i += 4 * BLOCK;
             }
-            continue;
         }
-        let mut mask;
-        if dense > 0 {
-            dense -= 1;
-            mask = flag_mask::<TOP>(window);
-        } else {
-            mask = flag_mask::<BASE>(window);
-            if TOP != BASE && mask.count_ones() > SPARSE {
-                mask = flag_mask::<TOP>(window);
-                dense = DENSE_RUN;
-            }
-        }
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize & (BLOCK - 1);
-            if tables.hit(bytes, i + k, [window[k], window[k + 1], window[k + 2]]) {
-                return Some(i + k);
-            }
-            mask &= mask - 1;
-        }
-        i += BLOCK;
     }
-    None
 }
 
-/// What [`find`] looks for.
+/// What [`Finder::find`] looks for.
 pub(super) trait Lookup {
     /// Whether the character at `j` in valid UTF-8 `bytes`, which starts with the bytes `start`
     /// (then whatever follows it), is one to find.

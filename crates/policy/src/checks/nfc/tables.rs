@@ -19,8 +19,9 @@ pub(super) struct ByteSet {
     pub(super) masks: Box<[u64]>,
     /// The entry of `pair` that asks for a full lookup.
     pub(super) full: u16,
-    /// The most selective filter [`find`] may use for this set: [`SEQUENCES`] (after [`LEADS`])
-    /// when both flag every member; else [`LEADS`] or [`PLAIN`]. For Unicode 18 that is
+    /// The most selective filter [`Finder::find`](super::filter::Finder::find) may use for
+    /// this set: [`SEQUENCES`] (after [`LEADS`]) when both flag every member; else [`LEADS`]
+    /// or [`PLAIN`]. For Unicode 18 that is
     /// [`SEQUENCES`] for the NFC table and [`LEADS`] for the stream-safe one (U+FF9E and U+FF9F
     /// are inert, so [`may_be_not_inert`] clears them).
     pub(super) filter: u8,

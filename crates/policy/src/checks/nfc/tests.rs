@@ -296,6 +296,49 @@ proptest! {
     }
 }
 
+/// The first character at or after `from` that is not inert, one character at a time.
+fn naive_not_inert(s: &str, from: usize) -> Option<usize> {
+    s[from..]
+        .char_indices()
+        .find(|&(_, c)| nfc_tables().is_not_inert(u32::from(c)))
+        .map(|(k, _)| from + k)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// A finder resumed at rising offsets, as the scans resume it (from an answer, from past
+    /// it, from before it within its block), answers as a character-by-character search, with
+    /// each pair of filters.
+    #[test]
+    fn a_resumed_finder_answers_as_a_naive_search(
+        s in interesting_text(),
+        cuts in prop::collection::vec(0usize..4000, 0..16),
+    ) {
+        let (bytes, tables) = (s.as_bytes(), nfc_tables());
+        let mut offsets: Vec<usize> = cuts
+            .into_iter()
+            .map(|c| c % (s.len() + 1))
+            .filter(|&c| s.is_char_boundary(c))
+            .collect();
+        offsets.sort_unstable();
+        offsets.push(s.len());
+        let mut dense = Finder::default();
+        let (mut leads, mut plain) = (Finder::default(), Finder::default());
+        for pair in offsets.windows(2) {
+            let (from, next) = (pair[0], pair[1]);
+            let expected = naive_not_inert(&s, from);
+            prop_assert_eq!(dense.find::<LEADS, SEQUENCES, _>(bytes, from, tables), expected);
+            prop_assert_eq!(leads.find::<LEADS, LEADS, _>(bytes, from, tables), expected);
+            prop_assert_eq!(plain.find::<PLAIN, PLAIN, _>(bytes, from, tables), expected);
+            // Again from the answer itself when the next offset is not before it.
+            if let Some(at) = expected.filter(|&at| at <= next) {
+                prop_assert_eq!(dense.find::<LEADS, SEQUENCES, _>(bytes, at, tables), Some(at));
+            }
+        }
+    }
+}
+
 /// A run of non-starters past the stream-safe limit is normalized as its stream-safe form
 /// (UAX #15 §13: `unicode-normalization`'s `stream_safe()` is the oracle), a piece at a time,
 /// and read so by the check: the result is NFC and has no run past the limit.
