@@ -108,9 +108,6 @@ fn check_any_field_with<const SEGMENTED: bool>(
     options: &CheckOptions,
     out: &mut Found,
 ) {
-    let run_checks = |offset: usize, text: &str, out: &mut Found| {
-        run_checks::<SEGMENTED>(part, offset, text, at_body_start, options, out)
-    };
     // Valid fields (the usual case) are validated once; only invalid ones are diagnosed.
     // Text of one- and two-byte characters is proven valid by a cheaper pass.
     let validated = match SEGMENTED.then(|| clean::two_byte_text(bytes)).flatten() {
@@ -122,7 +119,8 @@ fn check_any_field_with<const SEGMENTED: bool>(
     let text = match validated {
         Ok(text) => {
             if !text.is_empty() {
-                path_lookalike = run_checks(0, text, out);
+                path_lookalike =
+                    run_checks::<SEGMENTED>(part, 0, text, at_body_start, options, out);
             }
             Some(text)
         }
@@ -135,7 +133,14 @@ fn check_any_field_with<const SEGMENTED: bool>(
                 }
                 match piece {
                     Piece::Run(offset, text) => {
-                        let first = run_checks(offset, text, out);
+                        let first = run_checks::<SEGMENTED>(
+                            part,
+                            offset,
+                            text,
+                            at_body_start,
+                            options,
+                            out,
+                        );
                         path_lookalike = path_lookalike.or(first);
                     }
                     Piece::Malformed(m) => {
