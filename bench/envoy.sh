@@ -10,17 +10,23 @@
 # Wasm runtime's own cost). The shipped files run with their addresses replaced, as in
 # tests/tests/e2e/fronts/envoy.rs. The application is nginx answering 200 from memory, so the
 # figures are Envoy's and utf8gate's. Envoy is the pinned one (tests/fronts/setup-envoy.sh).
+# The floor of the out-of-process ways: the gRPC check and ext_proc (buffered) served by
+# crates/server/examples/null_processor.rs, which reads nothing and allows everything.
 #
-# usage: bench/envoy.sh            (DUR=10s REPS=3 CONNS=16 by default)
-# Prints every rep and a table of medians for docs/BENCHMARKS.md.
+# usage: bench/envoy.sh            (DUR=10s REPS=3 CONNS=16 WORKERS=1 by default; WORKERS is
+#                                   each Envoy's --concurrency; ONLY="T..." a subset of targets)
+# Prints every rep and tables of medians for docs/BENCHMARKS.md: requests per second, and the
+# CPU time of a request (Envoy's, the check's process's, and their sum: what a request costs
+# the machine, whichever process spends it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-DUR="${DUR:-10s}"; REPS="${REPS:-3}"; CONNS="${CONNS:-16}"
+DUR="${DUR:-10s}"; REPS="${REPS:-3}"; CONNS="${CONNS:-16}"; WORKERS="${WORKERS:-1}"
 command -v wrk >/dev/null || { echo "bench/envoy.sh needs wrk (apt-get install wrk)" >&2; exit 1; }
 NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
 ENVOY_BIN=${ENVOY_BIN:-$(bash "$ROOT/tests/fronts/setup-envoy.sh" | tail -n 1)}
-(cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate)
+(cd "$ROOT" && cargo build --release -q -p utf8gate-server --bin utf8gate --example null_processor)
 UTF8GATE="${CARGO_TARGET_DIR:-$ROOT/target}/release/utf8gate"
+NULL_PROCESSOR="${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/null_processor"
 (cd "$ROOT" && cargo build --profile wasm -q --target wasm32-wasip1 -p utf8gate-proxy-wasm --lib --example one_header)
 WASM_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-wasip1/wasm"
 
@@ -34,10 +40,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Ports: application 18401, utf8gate api 18402, admin 18403, gRPC check 18404; Envoy without
-# the check 18410, with the HTTP check 18411, with the gRPC check 18412, with ext_proc buffered
-# 18413 and streamed 18414, with the one-header Wasm filter 18415 and utf8gate's 18416 (admin
-# 18425, 18426).
+# Ports: application 18401, utf8gate api 18402, admin 18403, gRPC check 18404, the null
+# processor 18405; Envoy without the check 18410, with the HTTP check 18411, with the gRPC check
+# 18412, with ext_proc buffered 18413 and streamed 18414, with the one-header Wasm filter 18415
+# and utf8gate's 18416 (admin 18425, 18426), with the null gRPC check 18417 and the null
+# ext_proc 18418.
 mkdir -p "$WORK/logs"
 cat >"$WORK/nginx.conf" <<EOF
 worker_processes 1;
@@ -67,8 +74,11 @@ setsid env -u UTF8GATE_LOG_LEVEL "$UTF8GATE" serve --config "$WORK/utf8gate.toml
     --api-addr 127.0.0.1:18402 --admin-addr 127.0.0.1:18403 2>/dev/null &
 PIDS+=($!)
 GATE_PID=$!
-# utf8gate's CPU time so far (user + system), in clock ticks.
-gate_ticks() { awk '{print $14 + $15}' "/proc/$GATE_PID/stat"; }
+setsid "$NULL_PROCESSOR" 127.0.0.1:18405 2>/dev/null &
+PIDS+=($!)
+NULL_PID=$!
+# A process's CPU time so far (user + system), in clock ticks.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICKS=$(getconf CLK_TCK)
 
 # The shipped files, addresses replaced (the same replacements as the e2e test).
@@ -94,6 +104,11 @@ end = bare.index("                  - name: envoy.filters.http.router")
 open(f"{work}/bare.yaml", "w").write(bare[:start] + bare[end:])
 proc = load("envoy-ext-proc.yaml", 18413).replace("port_value: 9191", "port_value: 18404")
 open(f"{work}/proc.yaml", "w").write(proc)
+# The floor: the gRPC check and ext_proc buffered, answered by the null processor.
+open(f"{work}/nullgrpc.yaml", "w").write(
+    load("envoy-grpc.yaml", 18417).replace("port_value: 9191", "port_value: 18405"))
+open(f"{work}/nullproc.yaml", "w").write(
+    load("envoy-ext-proc.yaml", 18418).replace("port_value: 9191", "port_value: 18405"))
 # Streamed: the filter's own mode (the last request_body_mode of the file) set to STREAMED.
 streamed = load("envoy-ext-proc.yaml", 18414).replace("port_value: 9191", "port_value: 18404")
 at = streamed.rindex("request_body_mode: BUFFERED")
@@ -108,15 +123,23 @@ for name, port, filename in [("trivial", 18415, "examples/one_header.wasm"),
     open(f"{work}/{name}.yaml", "w").write(y.replace(shipped, f"filename: {wasm}/{filename}"))
 PY
 declare -A ENVOY_PID
-for cfg in bare http grpc proc streamed trivial wasm; do
-  setsid "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency 1 -l warn \
+for cfg in bare http grpc proc streamed trivial wasm nullgrpc nullproc; do
+  setsid "$ENVOY_BIN" -c "$WORK/$cfg.yaml" --disable-hot-restart --concurrency "$WORKERS" -l warn \
       >"$WORK/logs/envoy-$cfg.log" 2>&1 &
   PIDS+=($!)
   ENVOY_PID[$cfg]=$!
 done
 declare -A PORT=([no-authz]=18410 [http-authz]=18411 [grpc-authz]=18412 [ext-proc]=18413 [ext-proc-streamed]=18414
-                 [wasm-one-header]=18415 [wasm-utf8gate]=18416)
-TARGETS=(no-authz http-authz grpc-authz ext-proc ext-proc-streamed wasm-one-header wasm-utf8gate)
+                 [wasm-one-header]=18415 [wasm-utf8gate]=18416 [null-grpc-authz]=18417 [null-ext-proc]=18418)
+# Each target's Envoy, and the process that answers its checks (none inside Envoy).
+declare -A CFG=([no-authz]=bare [http-authz]=http [grpc-authz]=grpc [ext-proc]=proc [ext-proc-streamed]=streamed
+                [wasm-one-header]=trivial [wasm-utf8gate]=wasm [null-grpc-authz]=nullgrpc [null-ext-proc]=nullproc)
+declare -A CHECKER=([http-authz]=$GATE_PID [grpc-authz]=$GATE_PID [ext-proc]=$GATE_PID [ext-proc-streamed]=$GATE_PID
+                    [null-grpc-authz]=$NULL_PID [null-ext-proc]=$NULL_PID)
+TARGETS=(no-authz null-grpc-authz null-ext-proc http-authz grpc-authz ext-proc ext-proc-streamed wasm-one-header
+         wasm-utf8gate)
+# ONLY="grpc-authz ext-proc" measures only those (every rep printed, no tables).
+[ -z "${ONLY:-}" ] || read -ra TARGETS <<<"$ONLY"
 for t in "${TARGETS[@]}"; do
   for _ in $(seq 1 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:${PORT[$t]}/ready")" = 200 ] && break
@@ -151,31 +174,44 @@ EOF
 WORKLOADS=("get|/caf%C3%A9/%E6%9D%B1%E4%BA%AC?q=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82||"
            "json16k|/api/json|$WORK/post.lua|$WORK/json16k.json|application/json"
            "text1m|/api/text|$WORK/post.lua|$WORK/text1m.txt|text/plain; charset=utf-8")
-declare -A RPS P50 P99 CPU
+declare -A RPS P50 P99 CPU ENVOY_CPU
+# Microseconds of CPU per request from a difference of clock ticks.
+per_request() { awk -v t="$1" -v hz="$TICKS" -v n="$2" 'BEGIN {printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0)}'; }
 for rep in $(seq 1 "$REPS"); do
   for w in "${WORKLOADS[@]}"; do
     IFS='|' read -r name path script body type <<<"$w"
     for t in "${TARGETS[@]}"; do
-      before=$(gate_ticks)
+      envoy=${ENVOY_PID[${CFG[$t]}]}; checker=${CHECKER[$t]:-}
+      envoy_before=$(ticks "$envoy"); before=$([ -z "$checker" ] && echo 0 || ticks "$checker")
       out=$(BODY_FILE="$body" BODY_TYPE="$type" timeout 60 wrk -t1 -c"$CONNS" -d"$DUR" --timeout 10s --latency \
             ${script:+-s "$script"} "http://127.0.0.1:${PORT[$t]}$path" 2>&1 || true)
       non2xx=$(grep -E 'Non-2xx' <<<"$out" | awk '{print $NF}' || true)
       [ -z "$non2xx" ] || { echo "$name $t: $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
       rps=$(grep -E 'Requests/sec' <<<"$out" | awk '{print $2}')
       requests=$(grep -E 'requests in' <<<"$out" | awk '{print $1}')
-      # utf8gate's CPU per request, in microseconds (0 where Envoy does not ask it).
-      cpu=$(awk -v t=$(( $(gate_ticks) - before )) -v hz="$TICKS" -v n="$requests" \
-            'BEGIN {printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0)}')
-      CPU[$name.$t]="${CPU[$name.$t]:-} $cpu"
+      # The checking process's CPU per request, in microseconds (0 where Envoy asks none), and
+      # Envoy's.
+      cpu=$(per_request $(( $([ -z "$checker" ] && echo 0 || ticks "$checker") - before )) "$requests")
+      envoy_cpu=$(per_request $(( $(ticks "$envoy") - envoy_before )) "$requests")
+      CPU[$name.$t]="${CPU[$name.$t]:-} $cpu"; ENVOY_CPU[$name.$t]="${ENVOY_CPU[$name.$t]:-} $envoy_cpu"
       p50=$(grep -E '^ +50%' <<<"$out" | awk '{print $2}'); p99=$(grep -E '^ +99%' <<<"$out" | awk '{print $2}')
       RPS[$name.$t]="${RPS[$name.$t]:-} $rps"
       P50[$name.$t]="${P50[$name.$t]:-} $p50"; P99[$name.$t]="${P99[$name.$t]:-} $p99"
-      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99, utf8gate CPU $cpu µs/request"
+      echo "rep $rep $name $t: $rps req/s, p50 $p50, p99 $p99, CPU µs/request: Envoy $envoy_cpu, checker $cpu"
       sleep 2
     done
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+if [ -n "${ONLY:-}" ]; then
+  for w in "${WORKLOADS[@]}"; do
+    name=${w%%|*}
+    for t in "${TARGETS[@]}"; do
+      echo "$name $t:${RPS[$name.$t]} | CPU µs/request, Envoy:${ENVOY_CPU[$name.$t]}, checker:${CPU[$name.$t]}"
+    done
+  done
+  exit 0
+fi
 echo
 echo "| workload | Envoy alone req/s | + HTTP ext_authz | + gRPC ext_authz | + ext_proc buffered | + ext_proc streamed | + one-header Wasm filter | + utf8gate Wasm filter | utf8gate Wasm / one-header Wasm | utf8gate Wasm / best out-of-process |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -188,6 +224,33 @@ for w in "${WORKLOADS[@]}"; do
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n' "$name" "$a" "$h" "$g" "$b" "$s" "$o" "$u" \
     "$(echo "$u / $o" | bc -l)" "$(echo "$u / $best" | bc -l)"
 done
+# The floor of the out-of-process ways (the null processor) against utf8gate's.
+echo
+echo "| workload | + null gRPC check req/s | + null ext_proc buffered | gRPC ext_authz / null | ext_proc buffered / null | null ext_proc / null gRPC | null ext_proc / Envoy alone |"
+echo "|---|---|---|---|---|---|---|"
+for w in "${WORKLOADS[@]}"; do
+  name=${w%%|*}
+  a=$(median <<<"${RPS[$name.no-authz]}"); g=$(median <<<"${RPS[$name.grpc-authz]}"); b=$(median <<<"${RPS[$name.ext-proc]}")
+  ng=$(median <<<"${RPS[$name.null-grpc-authz]}"); np=$(median <<<"${RPS[$name.null-ext-proc]}")
+  printf '| %s | %s | %s | %.2f× | %.2f× | %.2f× | %.2f× |\n' "$name" "$ng" "$np" "$(echo "$g / $ng" | bc -l)" \
+    "$(echo "$b / $np" | bc -l)" "$(echo "$np / $ng" | bc -l)" "$(echo "$np / $a" | bc -l)"
+done
+# What a request costs the machine: the medians of each rep's Envoy + checker CPU.
+echo
+echo "CPU µs per request, medians of the reps (Envoy + the checking process = total):"
+echo
+echo "| workload | $(printf '%s | ' "${TARGETS[@]}")"
+echo "|---|$(printf -- '---|%.0s' "${TARGETS[@]}")"
+for w in "${WORKLOADS[@]}"; do
+  name=${w%%|*}
+  row="| $name |"
+  for t in "${TARGETS[@]}"; do
+    totals=$(paste -d+ <(tr ' ' '\n' <<<"${ENVOY_CPU[$name.$t]}" | grep -v '^$') \
+                       <(tr ' ' '\n' <<<"${CPU[$name.$t]}" | grep -v '^$') | bc -l | tr '\n' ' ')
+    row="$row $(median <<<"${ENVOY_CPU[$name.$t]}") + $(median <<<"${CPU[$name.$t]}") = $(median <<<"$totals") |"
+  done
+  echo "$row"
+done
 # Envoy's peak resident memory with utf8gate's filter, after every workload ran through it.
 echo
 echo "Envoy with utf8gate's Wasm filter: peak RSS $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[wasm]}/status"); with the one-header filter: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[trivial]}/status"); alone: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[bare]}/status")"
@@ -196,6 +259,6 @@ echo "every rep (req/s; p50 / p99 latency as wrk prints them):"
 for w in "${WORKLOADS[@]}"; do
   name=${w%%|*}
   for t in "${TARGETS[@]}"; do
-    echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]} | utf8gate CPU µs/request:${CPU[$name.$t]}"
+    echo "$name $t:${RPS[$name.$t]} | p50:${P50[$name.$t]} | p99:${P99[$name.$t]} | CPU µs/request, Envoy:${ENVOY_CPU[$name.$t]}, checker:${CPU[$name.$t]}"
   done
 done
