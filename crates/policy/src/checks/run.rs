@@ -80,9 +80,9 @@ pub(super) fn check_any_field_per_check(
 }
 
 /// The character and NFC checks of one valid run of a field, segmented or per check. A
-/// function of its own, inlined, where it was a closure: LLVM did not inline a closure this
-/// large called from two places, so it was compiled once without the AVX2 build's features,
-/// and the scans of every run went with SSE2 only (docs/BENCHMARKS.md).
+/// function that is always inlined, not a closure: LLVM leaves a closure this large, called
+/// from two places, out of line, compiled once without the AVX2 build's features, and every
+/// run's scans then use SSE2 only (docs/BENCHMARKS.md, "the run checks compiled with AVX2").
 #[inline(always)]
 fn run_checks<const SEGMENTED: bool>(
     part: crate::location::Part,
