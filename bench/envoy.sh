@@ -138,7 +138,7 @@ declare -A CHECKER=([http-authz]=$GATE_PID [grpc-authz]=$GATE_PID [ext-proc]=$GA
                     [null-grpc-authz]=$NULL_PID [null-ext-proc]=$NULL_PID)
 TARGETS=(no-authz null-grpc-authz null-ext-proc http-authz grpc-authz ext-proc ext-proc-streamed wasm-one-header
          wasm-utf8gate)
-# ONLY="grpc-authz ext-proc" measures only those (every rep printed, no tables).
+# ONLY="grpc-authz ext-proc" measures only those (every rep printed, no tables of medians).
 [ -z "${ONLY:-}" ] || read -ra TARGETS <<<"$ONLY"
 for t in "${TARGETS[@]}"; do
   for _ in $(seq 1 100); do
@@ -203,15 +203,8 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-if [ -n "${ONLY:-}" ]; then
-  for w in "${WORKLOADS[@]}"; do
-    name=${w%%|*}
-    for t in "${TARGETS[@]}"; do
-      echo "$name $t:${RPS[$name.$t]} | CPU µs/request, Envoy:${ENVOY_CPU[$name.$t]}, checker:${CPU[$name.$t]}"
-    done
-  done
-  exit 0
-fi
+# The tables of medians need every target; with ONLY, only the reps below are printed.
+if [ -z "${ONLY:-}" ]; then
 echo
 echo "| workload | Envoy alone req/s | + HTTP ext_authz | + gRPC ext_authz | + ext_proc buffered | + ext_proc streamed | + one-header Wasm filter | + utf8gate Wasm filter | utf8gate Wasm / one-header Wasm | utf8gate Wasm / best out-of-process |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -251,6 +244,7 @@ for w in "${WORKLOADS[@]}"; do
   done
   echo "$row"
 done
+fi
 # Envoy's peak resident memory with utf8gate's filter, after every workload ran through it.
 echo
 echo "Envoy with utf8gate's Wasm filter: peak RSS $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[wasm]}/status"); with the one-header filter: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[trivial]}/status"); alone: $(awk '/VmHWM/ {print $2, $3}' "/proc/${ENVOY_PID[bare]}/status")"
